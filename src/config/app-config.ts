@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Values the sandbox accepts; used as development defaults and nowhere in production. */
+export const SANDBOX_CREDENTIALS = {
+  apiKey: 'sandbox-public-apikey',
+  secretKey: 'sandbox-private-secretkey',
+  spAuthToken: 'sandbox-sp-auth-token',
+} as const;
+
+/** Development-only keys: fixed so that tokens minted with `npm run token` survive restarts. */
+const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
+const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
+export interface AppConfig {
+  nodeEnv: string;
+  isProduction: boolean;
+  port: number;
+  /** Absent: the embedded PostgreSQL (PGlite) is started, data under `embeddedDataDir`. */
+  databaseUrl?: string;
+  embeddedDataDir: string;
+  provider: {
+    /** Absent: the built-in provider sandbox is started in-process. */
+    baseUrl?: string;
+    linkBaseUrl?: string;
+    apiKey: string;
+    secretKey: string;
+    spAuthToken: string;
+    timeoutMs: number;
+    agentHourlyLimit: number;
+  };
+  card: { operationParam: string; amountParam: string; currencyParam: string };
+  publicBaseUrl: string;
+  callbackSigningSecret: string;
+  dataEncryptionKey: Buffer;
+  auth: { jwtSecret?: string; jwksUrl?: string };
+  orderExpiryMinutes: number;
+  logLevel: LogLevel;
+  sandboxPort: number;
+}
+
+export class ConfigValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigValidationError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates every variable of the contract once. Collects all problems before failing
+ * so that an operator fixes a broken deployment in one pass. In production no development-only
+ * default is used: a missing variable is a problem.
+ */
+export function loadAppConfig(env: Env = process.env): AppConfig {
+  const problems: string[] = [];
+  const nodeEnv = env.NODE_ENV?.trim() || 'development';
+  const isProduction = nodeEnv === 'production';
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const devOnly = (name: string, fallback: () => string | undefined, explain: string) => {
+    const value = read(name);
+    if (value !== undefined) return value;
+    if (isProduction) {
+      problems.push(`${name} is required in production (${explain})`);
+      return undefined;
+    }
+    return fallback();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number) => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const url = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!['http:', 'https:', 'postgres:', 'postgresql:'].includes(parsed.protocol)) throw new Error('protocol');
+      return value.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be an absolute URL (got "${value}")`);
+      return undefined;
+    }
+  };
+  const paramName = (name: string, fallback: string) => {
+    const value = read(name) ?? fallback;
+    if (!/^[A-Za-z0-9_.-]+$/.test(value)) problems.push(`${name} must be a plain query parameter name (got "${value}")`);
+    return value;
+  };
+
+  const port = integer('PORT', 3000, 0, 65535);
+  const databaseUrl = url('DATABASE_URL', devOnly('DATABASE_URL', () => undefined, 'a PostgreSQL URL'));
+  if (databaseUrl && !/^postgres(ql)?:/.test(databaseUrl)) problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  const baseUrl = url('PROVIDER_BASE_URL', devOnly('PROVIDER_BASE_URL', () => undefined, "the provider's {base_url}"));
+  const linkBaseUrl = url('PROVIDER_LINK_BASE_URL', read('PROVIDER_LINK_BASE_URL')) ?? baseUrl;
+  const apiKey = devOnly('PROVIDER_API_KEY', () => SANDBOX_CREDENTIALS.apiKey, 'public_apikey / x-api-key');
+  const secretKey = devOnly('PROVIDER_SECRET_KEY', () => SANDBOX_CREDENTIALS.secretKey, 'private_secretkey');
+  const spAuthToken = devOnly('PROVIDER_SP_AUTH_TOKEN', () => SANDBOX_CREDENTIALS.spAuthToken, 'x-sp-auth-token of the card endpoints');
+  const publicBaseUrl = url('PUBLIC_BASE_URL', devOnly('PUBLIC_BASE_URL', () => `http://localhost:${port}`, 'public URL of this service, for callback URLs'));
+  const callbackSigningSecret = devOnly('CALLBACK_SIGNING_SECRET', () => randomBytes(32).toString('base64'), 'key of the callback tokens');
+  if (callbackSigningSecret !== undefined && callbackSigningSecret.length < 32) problems.push('CALLBACK_SIGNING_SECRET must be at least 32 characters');
+  const encryptionKeyText = devOnly('DATA_ENCRYPTION_KEY', () => DEV_ENCRYPTION_KEY, '32 random bytes in base64: openssl rand -base64 32');
+  let dataEncryptionKey = Buffer.alloc(0);
+  if (encryptionKeyText !== undefined) {
+    dataEncryptionKey = Buffer.from(encryptionKeyText, 'base64');
+    if (dataEncryptionKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encryptionKeyText)) {
+      problems.push('DATA_ENCRYPTION_KEY must be 32 bytes encoded in base64 (openssl rand -base64 32)');
+    }
+  }
+  const jwksUrl = url('AUTH_JWKS_URL', read('AUTH_JWKS_URL'));
+  let jwtSecret = read('AUTH_JWT_SECRET');
+  if (jwtSecret === undefined && jwksUrl === undefined) {
+    if (isProduction) problems.push('AUTH_JWT_SECRET or AUTH_JWKS_URL is required in production (how bearer tokens are verified)');
+    else jwtSecret = DEV_JWT_SECRET;
+  }
+  if (jwtSecret !== undefined && jwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
+  const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+
+  const config: AppConfig = {
+    nodeEnv,
+    isProduction,
+    port,
+    databaseUrl,
+    embeddedDataDir: read('EMBEDDED_DATA_DIR') ?? '.data/pglite',
+    provider: {
+      baseUrl,
+      linkBaseUrl,
+      apiKey: apiKey ?? '',
+      secretKey: secretKey ?? '',
+      spAuthToken: spAuthToken ?? '',
+      timeoutMs: integer('PROVIDER_TIMEOUT_MS', 15000, 100, 600000),
+      agentHourlyLimit: integer('PROVIDER_AGENT_HOURLY_LIMIT', 600, 1, 1000000),
+    },
+    card: {
+      operationParam: paramName('CARD_OPERATION_PARAM', 'operation'),
+      amountParam: paramName('CARD_AMOUNT_PARAM', 'amount'),
+      currencyParam: paramName('CARD_CURRENCY_PARAM', 'currency'),
+    },
+    publicBaseUrl: publicBaseUrl ?? '',
+    callbackSigningSecret: callbackSigningSecret ?? '',
+    dataEncryptionKey,
+    auth: { jwtSecret, jwksUrl },
+    orderExpiryMinutes: integer('ORDER_EXPIRY_MINUTES', 1440, 1, 525600),
+    logLevel,
+    sandboxPort: integer('SANDBOX_PORT', 4010, 0, 65535),
+  };
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+  return config;
+}

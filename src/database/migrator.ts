@@ -1,0 +1,117 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Client, type QueryResult } from 'pg';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+
+/**
+ * Prisma migrations without the native schema engine, which the Prisma CLI downloads from outside
+ * npm. The same engine compiled to WebAssembly (@prisma/schema-engine-wasm, pinned to this
+ * prisma's engines version) drives the database through @prisma/adapter-pg. It reads the standard
+ * prisma/migrations layout and keeps the standard _prisma_migrations table, so the normal CLI
+ * still works wherever it can download its engine.
+ */
+export const MIGRATIONS_DIR = resolve(__dirname, '..', '..', 'prisma', 'migrations');
+export const SCHEMA_PATH = resolve(__dirname, '..', '..', 'prisma', 'schema.prisma');
+
+type WasmSchemaEngine = {
+  applyMigrations(input: unknown): Promise<{ appliedMigrationNames: string[] }>;
+  devDiagnostic(input: unknown): Promise<{ action: { tag: string; reason?: string } }>;
+  createMigration(input: unknown): Promise<{ generatedMigrationName: string; migrationScript: string | null }>;
+  diagnoseMigrationHistory(input: unknown): Promise<{ history: unknown; failedMigrationNames: string[] }>;
+  free(): void;
+};
+
+let wasmModule: { SchemaEngine: { new: (o: unknown, cb: (msg: string) => void, adapter: object) => Promise<WasmSchemaEngine> } } | undefined;
+
+async function loadEngineModule() {
+  if (wasmModule) return wasmModule;
+  const g = globalThis as unknown as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(m: string): void } };
+  g.PRISMA_WASM_PANIC_REGISTRY ??= { set_message: () => undefined };
+  const bindings = require('@prisma/schema-engine-wasm/schema_engine_bg');
+  const wasmPath = join(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg'), '..', 'schema_engine_bg.wasm');
+  const wasmBytes = await readFile(wasmPath);
+  const { instance } = await WebAssembly.instantiate(wasmBytes, { './schema_engine_bg.js': bindings });
+  bindings.__wbg_set_wasm(instance.exports);
+  (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
+  wasmModule = bindings;
+  return bindings as NonNullable<typeof wasmModule>;
+}
+
+export async function loadMigrationsList(baseDir = MIGRATIONS_DIR) {
+  const entries = (await readdir(baseDir, { withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const migrationDirectories = await Promise.all(
+    entries.map(async (name) => {
+      const content = await readFile(join(baseDir, name, 'migration.sql'), 'utf8').then(
+        (value) => ({ tag: 'ok' as const, value }),
+        (error: Error) => ({ tag: 'error' as const, value: error.message }),
+      );
+      return { path: name, migrationFile: { path: 'migration.sql', content } };
+    }),
+  );
+  const lockContent = await readFile(join(baseDir, 'migration_lock.toml'), 'utf8').catch(() => null);
+  return {
+    baseDir,
+    lockfile: { path: 'migration_lock.toml', content: lockContent },
+    shadowDbInitScript: '',
+    migrationDirectories,
+  };
+}
+
+const PG_CHAR_OID = 18;
+const PG_TEXT_OID = 25;
+
+/**
+ * adapter-pg refuses the single-byte `"char"` type that the engine's catalog introspection reads
+ * (pg_class.relkind and friends). pg already parses it to a string, so the column is relabelled
+ * as text before the adapter looks at it. Passed as the pool's Client so that the shadow database
+ * pool, which adapter-pg builds from the same config, gets it too.
+ */
+class CharAsTextClient extends Client {
+  override query(...args: unknown[]): any {
+    const relabel = (r: QueryResult | undefined) => {
+      for (const field of r?.fields ?? []) if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
+      return r;
+    };
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const callback = args[last] as (err: unknown, r?: QueryResult) => void;
+      args[last] = (err: unknown, r?: QueryResult) => callback(err, relabel(r));
+      return (super.query as (...a: unknown[]) => unknown)(...args);
+    }
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    return result instanceof Promise ? result.then(relabel) : result;
+  }
+}
+
+const NO_FILTERS = { externalTables: [], externalEnums: [] };
+
+export async function withSchemaEngine<T>(databaseUrl: string, work: (engine: WasmSchemaEngine) => Promise<T>): Promise<T> {
+  const { SchemaEngine } = await loadEngineModule();
+  const schema = await readFile(SCHEMA_PATH, 'utf8');
+  const adapterFactory = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: databaseUrl, max: 2, Client: CharAsTextClient }));
+  const engine = await SchemaEngine.new({ datamodels: [[SCHEMA_PATH, schema]] }, () => undefined, adapterFactory);
+  try {
+    return await work(engine);
+  } finally {
+    engine.free();
+  }
+}
+
+/** `prisma migrate deploy`: applies every pending migration, in order, each recorded in _prisma_migrations. */
+export async function applyMigrations(databaseUrl: string): Promise<string[]> {
+  const migrationsList = await loadMigrationsList();
+  return withSchemaEngine(databaseUrl, async (engine) => {
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: NO_FILTERS });
+    return appliedMigrationNames;
+  });
+}
+
+/** Names of the migrations on disk, in the order they apply. */
+export async function migrationNamesOnDisk(): Promise<string[]> {
+  const list = await loadMigrationsList();
+  return list.migrationDirectories.map((d) => d.path);
+}
