@@ -1,0 +1,147 @@
+import 'reflect-metadata';
+import { Catch, Controller, Get, Module, type ArgumentsHost, type ExceptionFilter, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { loadAppConfig, type AppConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { DomainError, ForbiddenError, UnauthenticatedError } from '../common/domain-error';
+import { Auth, CurrentUser } from './auth.decorator';
+import { AuthGuard, type AuthenticatedRequest } from './auth.guard';
+import { AuthModule } from './auth.module';
+import type { AuthUser, Role } from './auth.types';
+import { mintToken } from './token-minter';
+import { JwtVerifier } from './jwt-verifier.service';
+
+const SECRET = 'guard-test-secret-of-at-least-thirty-two-chars';
+const config: AppConfig = { ...loadAppConfig({}), auth: { jwtSecret: SECRET } };
+const tokenFor = (roles: Role[], sub = 'alice') => mintToken({ sub, roles, ttl: '5m', secret: SECRET });
+
+@Auth('finance')
+class ReportsController {
+  summary() {}
+  @Auth()
+  anyone() {}
+  @Auth('admin')
+  distribute() {}
+}
+
+function contextFor(handler: keyof ReportsController, headers: AuthenticatedRequest['headers']) {
+  const request: AuthenticatedRequest = { headers };
+  const context = {
+    switchToHttp: () => ({ getRequest: () => request }),
+    getHandler: () => ReportsController.prototype[handler],
+    getClass: () => ReportsController,
+  } as unknown as ExecutionContext;
+  return { request, context };
+}
+
+describe('AuthGuard', () => {
+  const guard = new AuthGuard(new Reflector(), new JwtVerifier(config));
+  const check = (handler: keyof ReportsController, headers: AuthenticatedRequest['headers']) => guard.canActivate(contextFor(handler, headers).context);
+
+  it('attaches the verified caller as request.user', async () => {
+    const { request, context } = contextFor('summary', { authorization: `Bearer ${await tokenFor(['finance'])}` });
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(request.user).toEqual({ id: 'alice', roles: ['finance'] });
+  });
+
+  it('refuses a customer on a finance route', async () => {
+    const attempt = check('summary', { authorization: `Bearer ${await tokenFor(['customer'])}` });
+    await expect(attempt).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(attempt).rejects.toThrow('This operation requires one of the roles: finance');
+  });
+
+  it('lets admin through every requirement, and finance not through an admin one', async () => {
+    const admin = { authorization: `Bearer ${await tokenFor(['admin'])}` };
+    await expect(check('summary', admin)).resolves.toBe(true);
+    await expect(check('distribute', admin)).resolves.toBe(true);
+    await expect(check('distribute', { authorization: `Bearer ${await tokenFor(['finance'])}` })).rejects.toBeInstanceOf(ForbiddenError);
+  });
+
+  it('lets any authenticated user through a route without roles (the handler overrides the class)', async () => {
+    await expect(check('anyone', { authorization: `Bearer ${await tokenFor(['customer'])}` })).resolves.toBe(true);
+  });
+
+  it('refuses a missing, empty, non-bearer or repeated Authorization header', async () => {
+    await expect(check('summary', {})).rejects.toThrow(new UnauthenticatedError('Missing bearer token'));
+    await expect(check('summary', { authorization: '' })).rejects.toThrow('Missing bearer token');
+    await expect(check('summary', { authorization: 'Basic YWxpY2U6cGFzcw==' })).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(check('summary', { authorization: 'Bearer ' })).rejects.toBeInstanceOf(UnauthenticatedError);
+    const token = await tokenFor(['admin']);
+    await expect(check('summary', { authorization: [`Bearer ${token}`, `Bearer ${token}`] })).rejects.toBeInstanceOf(UnauthenticatedError);
+  });
+
+  it('accepts the scheme in any case', async () => {
+    await expect(check('summary', { authorization: `bearer ${await tokenFor(['finance'])}` })).resolves.toBe(true);
+  });
+});
+
+describe('@Auth on a Fastify application', () => {
+  @Controller('probe')
+  class ProbeController {
+    @Get('me')
+    @Auth()
+    me(@CurrentUser() user: AuthUser) {
+      return user;
+    }
+
+    @Get('finance')
+    @Auth('finance')
+    finance(@CurrentUser() user: AuthUser) {
+      return { reader: user.id };
+    }
+  }
+
+  /** Stands in for the application's problem+json filter: only the status and detail matter here. */
+  @Catch(DomainError)
+  class StatusFilter implements ExceptionFilter {
+    catch(error: DomainError, host: ArgumentsHost) {
+      void host.switchToHttp().getResponse<FastifyReply>().status(error.status).headers(error.headers).send({ code: error.code, detail: error.detail });
+    }
+  }
+
+  @Module({ imports: [ConfigModule.forRoot(config), AuthModule], controllers: [ProbeController] })
+  class ProbeModule {}
+
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] }).compile();
+    app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
+    app.useGlobalFilters(new StatusFilter());
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const get = async (url: string, token?: string) => {
+    const response = await app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    return { status: response.statusCode, body: response.json(), headers: response.headers };
+  };
+
+  it('hands the verified caller to @CurrentUser()', async () => {
+    await expect(get('/probe/me', await tokenFor(['customer'], 'erin'))).resolves.toMatchObject({ status: 200, body: { id: 'erin', roles: ['customer'] } });
+  });
+
+  it('answers 401 without a token and 403 for a missing role', async () => {
+    const anonymous = await get('/probe/me');
+    expect(anonymous).toMatchObject({ status: 401, body: { code: 'unauthenticated', detail: 'Missing bearer token' } });
+    expect(anonymous.headers['www-authenticate']).toBe('Bearer');
+    await expect(get('/probe/finance', await tokenFor(['customer']))).resolves.toMatchObject({ status: 403, body: { code: 'forbidden' } });
+    await expect(get('/probe/finance', await tokenFor(['admin'], 'root'))).resolves.toMatchObject({ status: 200, body: { reader: 'root' } });
+  });
+
+  it('documents the bearer security and the 401/403 answers for Swagger', () => {
+    const document = SwaggerModule.createDocument(app, new DocumentBuilder().addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer').build());
+    const finance = document.paths['/probe/finance'].get!;
+    expect(finance.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(finance.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    expect(Object.keys(document.paths['/probe/me'].get!.responses)).not.toContain('403');
+  });
+});

@@ -1,0 +1,46 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ForbiddenError, UnauthenticatedError } from '../common/domain-error';
+import { satisfiesRoles, type AuthUser, type Role } from './auth.types';
+import { JwtVerifier, TOKEN_MESSAGES } from './jwt-verifier.service';
+
+/** Metadata key of the roles a route requires; set by `@Auth(...roles)`. */
+export const AUTH_ROLES_KEY = 'auth:roles';
+
+/** The part of the (Fastify) request the guard reads and writes; kept structural on purpose. */
+export interface AuthenticatedRequest {
+  headers: Record<string, string | string[] | undefined>;
+  user?: AuthUser;
+}
+
+/**
+ * Authenticates the bearer token, attaches the caller as `request.user`, then enforces the
+ * route's roles. Used through `@Auth(...)`, never alone, so that Swagger shows the security too.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly verifier: JwtVerifier,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const user = await this.verifier.verify(readBearerToken(request.headers.authorization));
+    request.user = user;
+    const required = this.reflector.getAllAndOverride<Role[] | undefined>(AUTH_ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
+    if (!satisfiesRoles(user, required)) {
+      throw new ForbiddenError(`This operation requires one of the roles: ${required.join(', ')}`);
+    }
+    return true;
+  }
+}
+
+function readBearerToken(header: string | string[] | undefined): string | undefined {
+  // Two Authorization headers are ambiguous: refuse rather than pick one.
+  if (Array.isArray(header)) throw new UnauthenticatedError(TOKEN_MESSAGES.invalid);
+  if (header === undefined || header.trim() === '') return undefined;
+  const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+  if (!match) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>"');
+  return match[1];
+}

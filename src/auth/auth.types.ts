@@ -1,0 +1,35 @@
+/** The roles of the merchant API contract ("Authentication and roles"). */
+export const ROLES = ['customer', 'finance', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Roles a token gets when it carries no `roles` claim: the least privileged one. */
+export const DEFAULT_ROLES: readonly Role[] = ['customer'];
+
+/** The caller of a request, taken from a verified bearer token. */
+export interface AuthUser {
+  /** The JWT `sub`: the user id every owned resource is scoped to. */
+  id: string;
+  roles: Role[];
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/**
+ * Literal membership: the user carries one of `roles`. Admin is deliberately not implied here, so
+ * that `hasRole(user, 'customer')` can decide "scope to own resources" without catching admins.
+ */
+export function hasRole(user: AuthUser, ...roles: Role[]): boolean {
+  return roles.some((role) => user.roles.includes(role));
+}
+
+/** Finance and admin read every user's resources; a customer only its own. */
+export function canReadAll(user: AuthUser): boolean {
+  return hasRole(user, 'finance', 'admin');
+}
+
+/** Route access rule: no requirement means any authenticated user, and admin may do everything. */
+export function satisfiesRoles(user: AuthUser, required: readonly Role[]): boolean {
+  return required.length === 0 || hasRole(user, 'admin', ...required);
+}

@@ -1,0 +1,155 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
+import { loadAppConfig, type AppConfig } from '../config/app-config';
+import { UnauthenticatedError } from '../common/domain-error';
+import { JwtVerifier, TOKEN_MESSAGES } from './jwt-verifier.service';
+
+const SECRET = 'test-secret-of-at-least-thirty-two-characters';
+const now = () => Math.floor(Date.now() / 1000);
+
+function configWith(auth: AppConfig['auth']): AppConfig {
+  return { ...loadAppConfig({}), auth };
+}
+
+function hs256(payload: JWTPayload, secret = SECRET): Promise<string> {
+  return new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<UnauthenticatedError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UnauthenticatedError);
+  return error as UnauthenticatedError;
+}
+
+describe('JwtVerifier with an HS256 secret', () => {
+  const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
+
+  it('accepts a valid token and reads sub and roles', async () => {
+    const token = await hs256({ sub: 'alice', roles: ['finance'], exp: now() + 60 });
+    await expect(verifier.verify(token)).resolves.toEqual({ id: 'alice', roles: ['finance'] });
+  });
+
+  it('gives the customer role when the claim is absent or empty', async () => {
+    await expect(verifier.verify(await hs256({ sub: 'bob', exp: now() + 60 }))).resolves.toEqual({ id: 'bob', roles: ['customer'] });
+    await expect(verifier.verify(await hs256({ sub: 'bob', roles: [], exp: now() + 60 }))).resolves.toEqual({ id: 'bob', roles: ['customer'] });
+  });
+
+  it('refuses an expired token, but tolerates 30 s of clock skew', async () => {
+    const expired = await rejection(verifier.verify(await hs256({ sub: 'alice', exp: now() - 120 })));
+    expect(expired.detail).toBe(TOKEN_MESSAGES.expired);
+    expect(expired.status).toBe(401);
+    expect(expired.code).toBe('unauthenticated');
+    await expect(verifier.verify(await hs256({ sub: 'alice', exp: now() - 10 }))).resolves.toMatchObject({ id: 'alice' });
+  });
+
+  it('refuses a token signed with another secret', async () => {
+    const error = await rejection(verifier.verify(await hs256({ sub: 'alice', exp: now() + 60 }, 'another-secret-of-at-least-thirty-two-chars')));
+    expect(error.detail).toBe(TOKEN_MESSAGES.invalid);
+  });
+
+  it('refuses an unsigned (alg none) token', async () => {
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ sub: 'mallory', roles: ['admin'], exp: now() + 60 })}.`;
+    expect((await rejection(verifier.verify(unsigned))).detail).toBe(TOKEN_MESSAGES.invalid);
+  });
+
+  it('refuses a token without sub, with an empty sub, or without exp', async () => {
+    expect((await rejection(verifier.verify(await hs256({ roles: ['customer'], exp: now() + 60 })))).detail).toBe(TOKEN_MESSAGES.invalid);
+    expect((await rejection(verifier.verify(await hs256({ sub: ' ', exp: now() + 60 })))).detail).toMatch(/"sub" must be a non-empty string/);
+    expect((await rejection(verifier.verify(await hs256({ sub: 'alice' })))).detail).toBe(TOKEN_MESSAGES.invalid);
+  });
+
+  it('refuses an unknown role or a roles claim that is not a list', async () => {
+    const unknownRole = await rejection(verifier.verify(await hs256({ sub: 'alice', roles: ['customer', 'superuser'], exp: now() + 60 })));
+    expect(unknownRole.detail).toBe('The bearer token is invalid: "roles" must be a list of customer, finance, admin');
+    await rejection(verifier.verify(await hs256({ sub: 'alice', roles: 'admin', exp: now() + 60 })));
+  });
+
+  it('refuses a missing or malformed token', async () => {
+    expect((await rejection(verifier.verify(undefined))).detail).toBe(TOKEN_MESSAGES.missing);
+    expect((await rejection(verifier.verify('not-a-jwt'))).detail).toBe(TOKEN_MESSAGES.invalid);
+  });
+
+  it('refuses an RS256 token when no key set is configured', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    const token = await new SignJWT({ sub: 'alice', exp: now() + 60 }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
+    expect((await rejection(verifier.verify(token))).detail).toBe(TOKEN_MESSAGES.invalid);
+  });
+
+  it('cannot be built without a secret or a key set', () => {
+    expect(() => new JwtVerifier(configWith({}))).toThrow(/jwtSecret or config.auth.jwksUrl/);
+  });
+});
+
+describe('JwtVerifier with a remote key set (JWKS)', () => {
+  let server: Server;
+  let jwksUrl: string;
+  let rsaKey: CryptoKey;
+  let ecKey: CryptoKey;
+  let jwksRequests = 0;
+
+  beforeAll(async () => {
+    const rsa = await generateKeyPair('RS256');
+    const ec = await generateKeyPair('ES256');
+    rsaKey = rsa.privateKey;
+    ecKey = ec.privateKey;
+    const keys = [
+      { ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
+      { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' },
+    ];
+    server = createServer((request, response) => {
+      if (request.url !== '/.well-known/jwks.json') {
+        response.writeHead(404).end();
+        return;
+      }
+      jwksRequests += 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const sign = (key: CryptoKey, alg: string, kid: string, payload: JWTPayload) => new SignJWT(payload).setProtectedHeader({ alg, kid }).sign(key);
+
+  it('accepts RS256 and ES256 tokens signed with a published key, fetching the key set once', async () => {
+    const verifier = new JwtVerifier(configWith({ jwksUrl }));
+    const before = jwksRequests;
+    await expect(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', roles: ['admin'], exp: now() + 60 }))).resolves.toEqual({ id: 'carol', roles: ['admin'] });
+    await expect(verifier.verify(await sign(ecKey, 'ES256', 'ec-1', { sub: 'dave', exp: now() + 60 }))).resolves.toEqual({ id: 'dave', roles: ['customer'] });
+    expect(jwksRequests - before).toBe(1);
+  });
+
+  it('refuses a token signed with a key the identity provider did not publish', async () => {
+    const verifier = new JwtVerifier(configWith({ jwksUrl }));
+    const { privateKey } = await generateKeyPair('RS256');
+    const error = await rejection(verifier.verify(await sign(privateKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 })));
+    expect(error.detail).toBe(TOKEN_MESSAGES.invalid);
+  });
+
+  it('refuses an expired RS256 token and an HS256 token when only a key set is configured', async () => {
+    const verifier = new JwtVerifier(configWith({ jwksUrl }));
+    expect((await rejection(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() - 120 })))).detail).toBe(TOKEN_MESSAGES.expired);
+    expect((await rejection(verifier.verify(await hs256({ sub: 'carol', exp: now() + 60 }))))).toBeInstanceOf(UnauthenticatedError);
+  });
+
+  it('accepts either kind of token when both a secret and a key set are configured', async () => {
+    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET, jwksUrl }));
+    await expect(verifier.verify(await hs256({ sub: 'alice', exp: now() + 60 }))).resolves.toMatchObject({ id: 'alice' });
+    await expect(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 }))).resolves.toMatchObject({ id: 'carol' });
+  });
+
+  it('answers 401 with a distinct detail when the key set cannot be fetched', async () => {
+    const verifier = new JwtVerifier(configWith({ jwksUrl: jwksUrl.replace('jwks.json', 'missing.json') }));
+    const error = await rejection(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 })));
+    expect(error.detail).toBe(TOKEN_MESSAGES.keysUnavailable);
+    expect(error.detail).not.toContain('127.0.0.1');
+  });
+});
