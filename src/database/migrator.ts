@@ -31,7 +31,9 @@ async function loadEngineModule() {
   const bindings = require('@prisma/schema-engine-wasm/schema_engine_bg');
   const wasmPath = join(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg'), '..', 'schema_engine_bg.wasm');
   const wasmBytes = await readFile(wasmPath);
-  const { instance } = await WebAssembly.instantiate(wasmBytes, { './schema_engine_bg.js': bindings });
+  // Node has WebAssembly; the ES lib typings this project compiles with do not declare it.
+  const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { instantiate(b: Buffer, i: object): Promise<{ instance: { exports: object } }> } };
+  const { instance } = await wasm.instantiate(wasmBytes, { './schema_engine_bg.js': bindings });
   bindings.__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
   wasmModule = bindings;

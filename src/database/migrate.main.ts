@@ -1,0 +1,21 @@
+/**
+ * `npm run db:migrate`: applies pending migrations to DATABASE_URL (the `prisma migrate deploy`
+ * of this project, through the WebAssembly schema engine: nothing is downloaded).
+ */
+import { ConfigValidationError, loadAppConfig } from '../config/app-config';
+import { applyMigrations } from './migrator';
+
+async function main() {
+  const config = loadAppConfig(process.env);
+  if (!config.databaseUrl) {
+    process.stderr.write('DATABASE_URL is not set: nothing to migrate (the embedded database migrates itself at `npm start`).\n');
+    process.exit(2);
+  }
+  const applied = await applyMigrations(config.databaseUrl);
+  process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigValidationError ? error.message : `migration failed: ${error instanceof Error ? error.message : String(error)}`}\n`);
+  process.exit(1);
+});

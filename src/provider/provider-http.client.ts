@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { AgentBudgetService } from './agent-budget.service';
+import { ProviderTokenService, type ProviderBearer } from './provider-token.service';
+import { ProviderTransport, type ProviderRequest, type ProviderResponse } from './provider-transport';
+
+const AGENT_PREFIX = '/api/agent/';
+const CARD_PREFIX = '/api/action/card';
+
+/**
+ * The one HTTP core every area client goes through. On top of the transport it adds what the
+ * provider requires of every authenticated call: the shared /api/agent budget, the bearer token,
+ * `x-api-key` on /api/agent/*, `x-sp-auth-token` on card routes, and one token refresh and one
+ * retry after a 401.
+ */
+@Injectable()
+export class ProviderHttpClient {
+  constructor(
+    private readonly transport: ProviderTransport,
+    private readonly tokens: ProviderTokenService,
+    private readonly budget: AgentBudgetService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  async send<T>(request: ProviderRequest): Promise<ProviderResponse<T>> {
+    let bearer = await this.tokens.getBearer();
+    let answer = await this.attempt(request, bearer);
+    if (answer.status === 401) {
+      await this.tokens.invalidate(bearer);
+      bearer = await this.tokens.getBearer();
+      answer = await this.attempt(request, bearer);
+    }
+    return this.transport.interpret<T>(request, answer);
+  }
+
+  private async attempt(request: ProviderRequest, bearer: ProviderBearer) {
+    const isAgent = request.path.startsWith(AGENT_PREFIX);
+    if (isAgent) await this.budget.take(request.endpoint);
+    const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${bearer.token}` };
+    if (isAgent) headers['x-api-key'] = this.config.provider.apiKey;
+    if (request.path.startsWith(CARD_PREFIX)) headers['x-sp-auth-token'] = this.config.provider.spAuthToken;
+    return this.transport.exchange(request, headers);
+  }
+}

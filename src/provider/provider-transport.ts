@@ -1,0 +1,221 @@
+import { Inject, Injectable } from '@nestjs/common';
+import axios, { AxiosError, type AxiosInstance } from 'axios';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { APP_LOGGER } from '../logging/logging.module';
+import { redact, redactUrl } from '../logging/redaction';
+import { currentRequestId } from '../logging/request-context';
+import { ProviderCallRepository } from './provider-call.repository';
+import {
+  ProviderBadResponseError,
+  ProviderConnectionLostError,
+  ProviderError,
+  type ProviderErrorShape,
+  ProviderRateLimitedError,
+  ProviderRejectedError,
+  ProviderServerError,
+  ProviderTimeoutError,
+  ProviderUnauthorizedError,
+  ProviderUnreachableError,
+} from './provider.errors';
+
+export type ProviderHost = 'base' | 'link';
+export type ProviderArea = 'auth' | 'payin' | 'cards' | 'wallet-links' | 'distributions';
+
+export interface ProviderRequest {
+  area: ProviderArea;
+  /** Logical name, stable for logs and metrics: `payin.collect`, `cards.get`, ... */
+  endpoint: string;
+  host: ProviderHost;
+  method: 'GET' | 'POST';
+  /** Path with its parameters already encoded. */
+  path: string;
+  query?: Record<string, string | number>;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface ProviderResponse<T = unknown> {
+  status: number;
+  data: T;
+}
+
+/** What came back on the wire, before interpretation. */
+export interface RawProviderAnswer {
+  status: number;
+  body: unknown;
+  /** True when the body was not JSON (kept as text in `body`). */
+  nonJson: boolean;
+  retryAfter?: string;
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
+
+/**
+ * The wire: one HTTP exchange with the provider, with its timeout, its log line, its call-log row
+ * (both redacted) and the translation of every failure into a typed ProviderError. Knows nothing
+ * of tokens or budgets (ProviderHttpClient adds those).
+ */
+@Injectable()
+export class ProviderTransport {
+  private readonly http: AxiosInstance;
+
+  constructor(
+    @InjectConfig() private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+    private readonly calls: ProviderCallRepository,
+  ) {
+    this.http = axios.create({
+      timeout: config.provider.timeoutMs,
+      validateStatus: () => true,
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      transitional: { clarifyTimeoutError: true },
+      maxRedirects: 0,
+    });
+  }
+
+  urlFor(request: ProviderRequest): string {
+    const base = request.host === 'link' ? this.config.provider.linkBaseUrl : this.config.provider.baseUrl;
+    if (!base) throw new Error(`provider ${request.host} URL is not configured`);
+    const url = new URL(base + request.path);
+    for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, String(value));
+    return url.toString();
+  }
+
+  /** Sends the request; resolves with whatever status came back, rejects only when no answer was read. */
+  async exchange(request: ProviderRequest, headers: Record<string, string>): Promise<RawProviderAnswer> {
+    const url = this.urlFor(request);
+    const started = performance.now();
+    let answer: RawProviderAnswer | undefined;
+    let failure: ProviderError | undefined;
+    try {
+      const response = await this.http.request<string>({
+        url,
+        method: request.method,
+        headers: { accept: 'application/json', ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        data: request.body === undefined ? undefined : JSON.stringify(request.body),
+      });
+      answer = parseAnswer(response.status, response.data, response.headers['retry-after'] as string | undefined);
+      return answer;
+    } catch (error) {
+      failure = this.networkFailure(error, request);
+      throw failure;
+    } finally {
+      await this.recordCall(request, url, Math.round(performance.now() - started), answer, failure);
+    }
+  }
+
+  /**
+   * Interprets a read answer: the data of a success, or the typed error of a refusal. A success
+   * status whose JSON says `success: false` is a refusal too (the provider does not say which
+   * status its init and distribution errors use).
+   */
+  interpret<T>(request: ProviderRequest, answer: RawProviderAnswer): ProviderResponse<T> {
+    const { status, body } = answer;
+    if (status >= 200 && status < 300) {
+      if (answer.nonJson || body === null || typeof body !== 'object') {
+        throw new ProviderBadResponseError(`The payment provider answered ${request.endpoint} with an unreadable body.`, { providerStatus: status });
+      }
+      if ((body as { success?: unknown }).success === false) throw rejection(status, answer);
+      return { status, data: body as T };
+    }
+    if (status === 401) {
+      throw new ProviderUnauthorizedError('The payment provider refused the service credentials.', { providerStatus: status, providerMessage: messageOf(body) });
+    }
+    if (status === 429) {
+      return throwRateLimited(answer);
+    }
+    if (status >= 500) {
+      throw new ProviderServerError(`The payment provider failed on ${request.endpoint} (HTTP ${status}); the outcome is unknown.`, {
+        providerStatus: status,
+        providerMessage: answer.nonJson ? undefined : messageOf(body),
+      });
+    }
+    throw rejection(status, answer);
+  }
+
+  private networkFailure(error: unknown, request: ProviderRequest): ProviderError {
+    const code = error instanceof AxiosError ? error.code : (error as { code?: string })?.code;
+    if (code && TIMEOUT_CODES.has(code)) {
+      return new ProviderTimeoutError(`The payment provider did not answer ${request.endpoint} within ${this.config.provider.timeoutMs} ms; the outcome is unknown.`, { cause: error });
+    }
+    if (code && NOT_SENT_CODES.has(code)) {
+      return new ProviderUnreachableError(`The payment provider could not be reached for ${request.endpoint}; nothing was sent.`, { cause: error });
+    }
+    return new ProviderConnectionLostError(`The connection to the payment provider broke during ${request.endpoint}; the outcome is unknown.`, { cause: error });
+  }
+
+  private async recordCall(request: ProviderRequest, url: string, durationMs: number, answer?: RawProviderAnswer, failure?: ProviderError) {
+    const outcome = failure ? failure.code : answer && answer.status < 400 ? 'answered' : `http_${answer?.status}`;
+    const safeUrl = redactUrl(url);
+    const line = { area: request.area, endpoint: request.endpoint, method: request.method, url: safeUrl, status: answer?.status, durationMs, outcome };
+    if (failure || (answer && answer.status >= 500)) this.logger.warn(line, 'provider call failed');
+    else this.logger.info(line, 'provider call');
+    try {
+      await this.calls.record({
+        area: request.area,
+        method: request.method,
+        endpoint: request.endpoint,
+        url: safeUrl,
+        httpStatus: answer?.status,
+        outcome,
+        errorCode: failure?.code,
+        durationMs,
+        requestId: currentRequestId(),
+        requestBody: redact(request.body),
+        responseBody: answer ? redact(answer.nonJson ? { text: String(answer.body).slice(0, 2000) } : answer.body) : undefined,
+      });
+    } catch (error) {
+      // The call itself is what matters to the caller; a lost log row must not turn a payment into an error.
+      this.logger.error({ err: error, endpoint: request.endpoint }, 'could not record provider call');
+    }
+  }
+}
+
+function parseAnswer(status: number, text: string | undefined, retryAfter?: string): RawProviderAnswer {
+  const raw = text ?? '';
+  if (raw.trim() === '') return { status, body: null, nonJson: true, retryAfter };
+  try {
+    return { status, body: JSON.parse(raw), nonJson: false, retryAfter };
+  } catch {
+    return { status, body: raw, nonJson: true, retryAfter };
+  }
+}
+
+function messageOf(body: unknown): string | undefined {
+  const message = (body as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message.slice(0, 500) : undefined;
+}
+
+/** Recognises the provider's documented error bodies. */
+export function errorShapeOf(body: unknown, nonJson: boolean): ProviderErrorShape {
+  if (nonJson || body === null || typeof body !== 'object') return 'non_json';
+  const b = body as Record<string, unknown>;
+  if (b.success === false && b.status === 'FAILURE' && 'data' in b) return 'payin_failure_envelope';
+  if (b.success === false && typeof b.code === 'string') return 'code_success_message';
+  if (typeof b.error === 'number' && typeof b.message === 'string') return 'error_message';
+  if (b.success === false) return 'success_false';
+  return 'unrecognised_json';
+}
+
+function rejection(status: number, answer: RawProviderAnswer): ProviderRejectedError {
+  const shape = errorShapeOf(answer.body, answer.nonJson);
+  const body = answer.body as Record<string, unknown> | null;
+  const providerCode = shape === 'error_message' ? (body?.error as number) : shape === 'code_success_message' ? (body?.code as string) : undefined;
+  return new ProviderRejectedError(shape, {
+    providerStatus: status,
+    providerMessage: shape === 'non_json' ? undefined : messageOf(body),
+    providerCode,
+    body: shape === 'non_json' ? undefined : body,
+  });
+}
+
+function throwRateLimited(answer: RawProviderAnswer): never {
+  const error = new ProviderRateLimitedError('The payment provider is rate limiting the service; retry later.', { providerStatus: 429, providerMessage: messageOf(answer.body) });
+  const seconds = Number(answer.retryAfter);
+  error.headers['retry-after'] = Number.isFinite(seconds) && seconds > 0 ? String(Math.ceil(seconds)) : '60';
+  throw error;
+}

@@ -1,0 +1,31 @@
+import { Global, Module } from '@nestjs/common';
+import { AgentBudgetRepository } from './agent-budget.repository';
+import { AgentBudgetService } from './agent-budget.service';
+import { CardsClient } from './clients/cards.client';
+import { DistributionClient } from './clients/distribution.client';
+import { PayinClient } from './clients/payin.client';
+import { ProviderAuthClient } from './clients/provider-auth.client';
+import { WalletLinkClient } from './clients/wallet-link.client';
+import { ProviderCallRepository } from './provider-call.repository';
+import { ProviderHttpClient } from './provider-http.client';
+import { ProviderTokenRepository } from './provider-token.repository';
+import { ProviderTokenService } from './provider-token.service';
+import { ProviderTransport } from './provider-transport';
+
+const areaClients = [PayinClient, CardsClient, WalletLinkClient, DistributionClient, ProviderAuthClient];
+
+@Global()
+@Module({
+  providers: [
+    ProviderTransport,
+    ProviderCallRepository,
+    ProviderTokenRepository,
+    ProviderTokenService,
+    AgentBudgetRepository,
+    AgentBudgetService,
+    ProviderHttpClient,
+    ...areaClients,
+  ],
+  exports: [...areaClients, ProviderTokenService, AgentBudgetService],
+})
+export class ProviderModule {}
