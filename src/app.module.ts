@@ -1,0 +1,23 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { AuthModule } from './auth/auth.module';
+import { ProblemDetailsFilter } from './common/problem-details.filter';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { ProviderModule } from './provider/provider.module';
+
+@Module({})
+export class AppModule {
+  /** `config` is final: the embedded database and the sandbox, when used, are already running. */
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, AuthModule, ProviderModule, HealthModule],
+      providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
+    };
+  }
+}

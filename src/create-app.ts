@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module';
+import { createValidationPipe } from './common/validation';
+import type { AppConfig } from './config/app-config';
+import { PinoNestLogger } from './logging/logger';
+import { redactUrl } from './logging/redaction';
+import { requestContext } from './logging/request-context';
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Builds the HTTP application (not listening yet). Used by the service entry point and by tests. */
+export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    // Reuse the caller's request id when it is a sane token; otherwise mint one.
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = req.headers[REQUEST_ID_HEADER];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
+    logger: new PinoNestLogger(logger.child({ component: 'nest' })),
+    bufferLogs: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    requestContext.run({ requestId: request.id }, done);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    logger.info(
+      { requestId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime) },
+      'http request',
+    );
+    done();
+  });
+
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  setUpSwagger(app);
+  await app.init();
+  return app;
+}
+
+function setUpSwagger(app: NestFastifyApplication) {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Payments BFF')
+      .setDescription(
+        'Merchant-owned backend-for-frontend in front of the payment provider. Every route but health, metrics, docs and provider callbacks needs `Authorization: Bearer <JWT>` (mint one with `npm run token -- --sub alice --roles finance`). Errors are `application/problem+json` with a stable `code` and the `requestId`.',
+      )
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Payments BFF API' });
+}

@@ -1,0 +1,86 @@
+import { resolve } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import type { AppConfig } from './config/app-config';
+import { createApp } from './create-app';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './database/embedded-postgres';
+import { applyMigrations } from './database/migrator';
+import { registerSecretValue } from './logging/redaction';
+import { startSandbox, type RunningSandbox } from './sandbox/sandbox.server';
+
+export interface RunningService {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  url: string;
+  embeddedDatabase?: EmbeddedPostgres;
+  sandbox?: RunningSandbox;
+  stop(): Promise<void>;
+}
+
+export interface RunOptions {
+  /** Apply pending migrations to an external DATABASE_URL (development `npm start`; never in start:prod). */
+  migrateExternalDatabase: boolean;
+}
+
+/**
+ * Starts what the configuration leaves out, then the API: the embedded PostgreSQL (always
+ * migrated: it is ours) when there is no DATABASE_URL, the provider sandbox when there is no
+ * PROVIDER_BASE_URL. In production neither default exists (loadAppConfig refuses them).
+ */
+export async function runService(baseConfig: AppConfig, logger: Logger, options: RunOptions): Promise<RunningService> {
+  for (const secret of [baseConfig.provider.secretKey, baseConfig.provider.apiKey, baseConfig.provider.spAuthToken, baseConfig.callbackSigningSecret, baseConfig.auth.jwtSecret]) {
+    registerSecretValue(secret);
+  }
+  const config: AppConfig = { ...baseConfig, provider: { ...baseConfig.provider } };
+  const started: { stop(): Promise<void> }[] = [];
+  let embeddedDatabase: EmbeddedPostgres | undefined;
+  let sandbox: RunningSandbox | undefined;
+  try {
+    if (!config.databaseUrl) {
+      const dataDir = resolve(config.embeddedDataDir);
+      embeddedDatabase = await startEmbeddedPostgres({ dataDir });
+      started.push(embeddedDatabase);
+      config.databaseUrl = embeddedDatabase.url;
+      logger.info({ dataDir }, 'embedded PostgreSQL (PGlite) started');
+    }
+    if (!baseConfig.databaseUrl || options.migrateExternalDatabase) {
+      const applied = await applyMigrations(config.databaseUrl);
+      logger.info({ applied }, applied.length ? 'migrations applied' : 'database schema up to date');
+    }
+    if (!config.provider.baseUrl) {
+      sandbox = await startSandbox({
+        apiKey: config.provider.apiKey,
+        secretKey: config.provider.secretKey,
+        spAuthToken: config.provider.spAuthToken,
+        cardOperationParam: config.card.operationParam,
+        cardAmountParam: config.card.amountParam,
+        cardCurrencyParam: config.card.currencyParam,
+        logger: (msg, data) => logger.child({ component: 'sandbox' }).info(data ?? {}, msg),
+      });
+      started.push({ stop: () => sandbox!.close() });
+      config.provider.baseUrl = sandbox.url;
+      config.provider.linkBaseUrl ??= sandbox.url;
+      logger.info({ url: sandbox.url }, 'provider sandbox started in-process');
+    }
+    const app = await createApp(config, logger);
+    await app.listen({ port: config.port, host: '0.0.0.0' });
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://localhost:${port}`;
+    logger.info({ url, docs: `${url}/docs` }, 'payments BFF listening');
+    return {
+      app,
+      config,
+      url,
+      embeddedDatabase,
+      sandbox,
+      async stop() {
+        await app.close();
+        for (const part of started.reverse()) await part.stop();
+      },
+    };
+  } catch (error) {
+    for (const part of started.reverse()) await part.stop().catch(() => undefined);
+    throw error;
+  }
+}
