@@ -1,0 +1,57 @@
+/* eslint-disable no-console -- CLI entry point: printing is its job. */
+import { SANDBOX_DEFAULTS, startSandbox } from './sandbox.server';
+import { TEST_WALLET_LIST } from './test-wallets';
+
+function portFromEnv(): number {
+  const raw = process.env.SANDBOX_PORT?.trim();
+  if (!raw) return 4010;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`SANDBOX_PORT must be an integer between 0 and 65535, got "${raw}"`);
+    process.exit(1);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const verbose = process.env.SANDBOX_VERBOSE === '1' || process.env.SANDBOX_VERBOSE === 'true';
+  const sandbox = await startSandbox({
+    port: portFromEnv(),
+    host: '127.0.0.1',
+    logger: (msg, data) => {
+      if (verbose) console.log(`[sandbox] ${msg}`, data ? JSON.stringify(data) : '');
+    },
+  });
+
+  console.log(`Provider sandbox listening on ${sandbox.url}`);
+  console.log(`  PROVIDER_BASE_URL=${sandbox.url}`);
+  console.log(`  public_apikey / x-api-key : ${SANDBOX_DEFAULTS.apiKey}`);
+  console.log(`  private_secretkey         : ${SANDBOX_DEFAULTS.secretKey}`);
+  console.log(`  x-sp-auth-token           : ${SANDBOX_DEFAULTS.spAuthToken}`);
+  console.log('Test wallets (pay-in `wallet` field):');
+  for (const w of TEST_WALLET_LIST) console.log(`  ${w.wallet}  ${w.name.padEnd(22)} ${w.description}`);
+  console.log('  any other wallet          accepted, then successUrl is called');
+  console.log(`Recorded requests: ${sandbox.url}/__sandbox/requests   callbacks: ${sandbox.url}/__sandbox/callbacks`);
+  console.log('Set SANDBOX_VERBOSE=1 to log every event. Ctrl+C to stop.');
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal} received, stopping the sandbox`);
+    sandbox.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('sandbox: error while closing', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error('sandbox: failed to start', err);
+  process.exit(1);
+});
