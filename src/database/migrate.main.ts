@@ -13,6 +13,8 @@ async function main() {
   }
   const applied = await applyMigrations(config.databaseUrl);
   process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+  // The WebAssembly engine leaves timers behind; the work is done.
+  process.exit(0);
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Client, type QueryResult } from 'pg';
+import { Client, Pool, type QueryResult } from 'pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 
 /**
@@ -91,15 +91,27 @@ class CharAsTextClient extends Client {
 
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
-export async function withSchemaEngine<T>(databaseUrl: string, work: (engine: WasmSchemaEngine) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with an engine connected to `databaseUrl`. With `shadowDatabase`, adapter-pg builds
+ * a throw-away shadow database beside it (migration authoring); without, the engine uses one pool
+ * that is closed afterwards, so a long-lived process (the app, the test runner) keeps no socket.
+ */
+export async function withSchemaEngine<T>(
+  databaseUrl: string,
+  work: (engine: WasmSchemaEngine) => Promise<T>,
+  options: { shadowDatabase?: boolean } = {},
+): Promise<T> {
   const { SchemaEngine } = await loadEngineModule();
   const schema = await readFile(SCHEMA_PATH, 'utf8');
-  const adapterFactory = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: databaseUrl, max: 2, Client: CharAsTextClient }));
+  const poolConfig = { connectionString: databaseUrl, max: 2, Client: CharAsTextClient };
+  const pool = options.shadowDatabase ? undefined : new Pool(poolConfig);
+  const adapterFactory = bindMigrationAwareSqlAdapterFactory(pool ? new PrismaPg(pool) : new PrismaPg(poolConfig));
   const engine = await SchemaEngine.new({ datamodels: [[SCHEMA_PATH, schema]] }, () => undefined, adapterFactory);
   try {
     return await work(engine);
   } finally {
     engine.free();
+    await pool?.end();
   }
 }
 

@@ -1,0 +1,43 @@
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { EFFECTIVE_DATABASE_URL_ENV } from './support/test-database';
+
+/**
+ * One database for the whole run, migrated with the same code as `npm run db:migrate`:
+ * - TEST_DATABASE_URL set: a new database on that server, dropped at the end;
+ * - otherwise the embedded PGlite, in memory.
+ */
+export default async function globalSetup() {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  let url: string;
+  if (serverUrl) {
+    const name = `bff_test_${Date.now()}_${process.pid}`;
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+    const target = new URL(serverUrl);
+    target.pathname = `/${name}`;
+    url = target.toString();
+    (globalThis as Record<string, unknown>).__BFF_TEST_DROP__ = async () => {
+      const client = new Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    };
+  } else {
+    const embedded = await startEmbeddedPostgres({ maxConnections: 200 });
+    url = embedded.url;
+    (globalThis as Record<string, unknown>).__BFF_TEST_DROP__ = () => embedded.stop();
+  }
+  // Through `npm run db:migrate`'s own entry point, in a child process: the same code path as
+  // production, and the WebAssembly engine's internal timers do not keep jest alive afterwards.
+  await promisify(execFile)(process.execPath, ['-r', '@swc-node/register', resolve(__dirname, '../src/database/migrate.main.ts')], {
+    env: { ...process.env, DATABASE_URL: url, NODE_ENV: 'test' },
+    cwd: resolve(__dirname, '..'),
+  });
+  process.env[EFFECTIVE_DATABASE_URL_ENV] = url;
+}

@@ -1,0 +1,56 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type AppConfig, loadAppConfig } from '../../src/config/app-config';
+import { createApp } from '../../src/create-app';
+import { PrismaService } from '../../src/database/prisma.service';
+import { createLogger } from '../../src/logging/logger';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import type { SandboxOptions } from '../../src/sandbox/sandbox.options';
+import { mintToken } from '../../src/auth/token-minter';
+import type { Role } from '../../src/auth/auth.types';
+import { LogCapture } from './log-capture';
+import { testDatabaseUrl } from './test-database';
+
+export interface TestService {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  prisma: PrismaService;
+  logs: LogCapture;
+  /** The Fastify server, for supertest. */
+  server: ReturnType<NestFastifyApplication['getHttpServer']>;
+  get<T>(type: abstract new (...args: never[]) => T): T;
+  bearer(sub: string, ...roles: Role[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A sandbox for a test file; every service of the file talks to it. */
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  return startSandbox({ callbackDelayMs: 100, ...options });
+}
+
+/**
+ * One instance of the service on the test database, wired like production (adapter-pg, real HTTP
+ * to the sandbox), with logs captured. Start two on the same database to test coordination.
+ */
+export async function startTestService(sandbox: RunningSandbox, env: Record<string, string> = {}): Promise<TestService> {
+  const config = loadAppConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: testDatabaseUrl(),
+    PROVIDER_BASE_URL: sandbox.url,
+    PROVIDER_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const logs = new LogCapture();
+  const app = await createApp(config, createLogger(config.logLevel, logs.destination));
+  await app.getHttpAdapter().getInstance().ready();
+  return {
+    app,
+    config,
+    logs,
+    prisma: app.get(PrismaService),
+    server: app.getHttpServer(),
+    get: (type) => app.get(type as never),
+    bearer: (sub, ...roles) => mintToken({ sub, roles: roles.length ? roles : ['customer'], ttl: '1h', secret: config.auth.jwtSecret! }),
+    close: () => app.close(),
+  };
+}
