@@ -1,0 +1,110 @@
+import { CardsClient } from '../../src/provider/clients/cards.client';
+import { PayinClient } from '../../src/provider/clients/payin.client';
+import { ProviderTokenService } from '../../src/provider/provider-token.service';
+import { ProviderUnauthorizedError } from '../../src/provider/provider.errors';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { payinBody } from '../support/provider-factories';
+import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+
+/**
+ * The provider token is shared by all instances: each test gets its own sandbox, hence its own
+ * token row (the row is keyed by provider host and API key).
+ */
+describe('provider token', () => {
+  let sandbox: RunningSandbox;
+  const services: TestService[] = [];
+  const start = async (env: Record<string, string> = {}) => {
+    const service = await startTestService(sandbox, env);
+    services.push(service);
+    return service;
+  };
+  const authRequests = () => sandbox.state.requests.filter((r) => r.path === '/api/action/auth').length;
+
+  beforeEach(async () => {
+    sandbox = await startTestSandbox();
+  });
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((s) => s.close()));
+    await sandbox.close();
+  });
+
+  it('50 concurrent callers in one instance cause exactly one token request', async () => {
+    const service = await start();
+    const cards = service.get(CardsClient);
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => cards.getCard('missing-card')));
+    expect(results.every((r) => r.status === 'rejected' && (r.reason as { providerStatus?: number }).providerStatus === 404)).toBe(true);
+    expect(authRequests()).toBe(1);
+    expect(sandbox.state.requests.filter((r) => r.path === '/api/action/card/missing-card')).toHaveLength(50);
+  });
+
+  it('50 concurrent callers spread over two instances on one database cause exactly one token request', async () => {
+    const [a, b] = await Promise.all([start(), start()]);
+    const calls = Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).get(ProviderTokenService).getBearer());
+    const bearers = await Promise.all(calls);
+    expect(new Set(bearers.map((t) => t.token)).size).toBe(1);
+    expect(authRequests()).toBe(1);
+  });
+
+  it('a new instance reuses the stored token instead of asking for one', async () => {
+    const first = await start();
+    const { token } = await first.get(ProviderTokenService).getBearer();
+    const second = await start();
+    expect((await second.get(ProviderTokenService).getBearer()).token).toBe(token);
+    expect(authRequests()).toBe(1);
+  });
+
+  it('stores the token encrypted', async () => {
+    const service = await start();
+    const { token } = await service.get(ProviderTokenService).getBearer();
+    const rows = await service.prisma.providerToken.findMany();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(rows.some((r) => r.tokenEncrypted?.startsWith('v1.'))).toBe(true);
+  });
+
+  it('a 401 causes one refresh and one retry, and the call succeeds', async () => {
+    const service = await start();
+    const payin = service.get(PayinClient);
+    await payin.collect(payinBody(), { service: 1 });
+    const oldToken = [...sandbox.state.tokens.keys()][0];
+    sandbox.state.revokeTokens();
+
+    const before = sandbox.state.requests.filter((r) => r.path === '/api/agent/bills/v3').length;
+    await expect(payin.collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
+    const payins = sandbox.state.requests.filter((r) => r.path === '/api/agent/bills/v3').slice(before);
+    expect(payins).toHaveLength(2);
+    expect(payins[0].headers.authorization).toBe(`Bearer ${oldToken}`);
+    expect(payins[1].headers.authorization).not.toBe(`Bearer ${oldToken}`);
+    expect(authRequests()).toBe(2);
+  });
+
+  it('many callers hitting a 401 together still cause one refresh', async () => {
+    const [a, b] = await Promise.all([start(), start()]);
+    await a.get(CardsClient).getCard('missing').catch(() => undefined);
+    sandbox.state.revokeTokens();
+    await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).get(CardsClient).getCard('missing')));
+    expect(authRequests()).toBe(2);
+  });
+
+  it('a 401 that persists after the refresh fails with ProviderUnauthorizedError, after exactly two attempts', async () => {
+    const service = await start();
+    sandbox.state.injectFault({ path: '/api/action/card/*', status: 401, body: { error: 401, message: 'Unauthenticated' }, times: 2 });
+    await expect(service.get(CardsClient).getCard('any')).rejects.toBeInstanceOf(ProviderUnauthorizedError);
+    expect(sandbox.state.requests.filter((r) => r.path === '/api/action/card/any')).toHaveLength(2);
+    expect(authRequests()).toBe(2);
+  });
+
+  it('refreshes shortly before expireAt', async () => {
+    await sandbox.close();
+    sandbox = await startTestSandbox({ tokenTtlMs: 3000 });
+    const service = await start();
+    const tokens = service.get(ProviderTokenService);
+    const first = await tokens.getBearer();
+    expect((await tokens.getBearer()).token).toBe(first.token);
+    // Lifetime 3 s: the margin is a tenth of it, so after 2.8 s the token is due for refresh.
+    await new Promise((resolve) => setTimeout(resolve, 2800));
+    const second = await tokens.getBearer();
+    expect(second.token).not.toBe(first.token);
+    expect(authRequests()).toBe(2);
+  });
+});
