@@ -27,6 +27,8 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger.child({ component: 'nest' })),
     bufferLogs: false,
+    // Throw instead of exiting the process: a service embedded in tests or a runner must fail visibly.
+    abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {

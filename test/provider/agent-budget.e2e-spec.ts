@@ -1,0 +1,78 @@
+import pino from 'pino';
+import { CardsClient } from '../../src/provider/clients/cards.client';
+import { PayinClient } from '../../src/provider/clients/payin.client';
+import { WalletLinkClient } from '../../src/provider/clients/wallet-link.client';
+import { AgentBudgetExhaustedError } from '../../src/provider/provider.errors';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { payinBody, uniqueEmail } from '../support/provider-factories';
+import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { ProblemDetailsFilter } from '../../src/common/problem-details.filter';
+
+describe('the /api/agent/* hourly budget', () => {
+  let sandbox: RunningSandbox;
+  let a: TestService;
+  let b: TestService;
+  const LIMIT = 6;
+  const agentRequests = () => sandbox.state.requests.filter((r) => r.path.startsWith('/api/agent/')).length;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    const env = { PROVIDER_AGENT_HOURLY_LIMIT: String(LIMIT) };
+    [a, b] = await Promise.all([startTestService(sandbox, env), startTestService(sandbox, env)]);
+  });
+  beforeEach(async () => {
+    await a.prisma.agentBudgetSlot.deleteMany();
+  });
+  afterAll(async () => {
+    await a.prisma.agentBudgetSlot.deleteMany();
+    await Promise.all([a.close(), b.close()]);
+    await sandbox.close();
+  });
+
+  it('holds across two instances: never more than the limit reaches the provider', async () => {
+    const before = agentRequests();
+    const attempts = Array.from({ length: 14 }, (_, i) => {
+      const service = i % 2 ? a : b;
+      return i % 3 === 0
+        ? service.get(WalletLinkClient).linkUser({ email: uniqueEmail('budget'), phone: `65000${1000 + i}`, phoneCountry: '+237' })
+        : service.get(PayinClient).collect(payinBody(), { service: 1 });
+    });
+    const results = await Promise.allSettled(attempts);
+    const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof AgentBudgetExhaustedError);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(LIMIT);
+    expect(refused).toHaveLength(14 - LIMIT);
+    expect(agentRequests() - before).toBe(LIMIT);
+    expect(await a.prisma.agentBudgetSlot.count()).toBe(LIMIT);
+  });
+
+  it('a refusal says when to retry, within the hour', async () => {
+    for (let i = 0; i < LIMIT; i++) await a.get(PayinClient).collect(payinBody(), { service: 1 });
+    const error = await b
+      .get(PayinClient)
+      .collect(payinBody(), { service: 1 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentBudgetExhaustedError);
+    const exhausted = error as AgentBudgetExhaustedError;
+    expect(exhausted.retryAfterSeconds).toBeGreaterThan(3500);
+    expect(exhausted.retryAfterSeconds).toBeLessThanOrEqual(3600);
+    expect(exhausted.outcomeKnown).toBe(true);
+  });
+
+  it('frees slots as they leave the rolling hour', async () => {
+    for (let i = 0; i < LIMIT; i++) await a.get(PayinClient).collect(payinBody(), { service: 1 });
+    await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
+    await a.prisma.$executeRaw`UPDATE agent_budget_slots SET taken_at = taken_at - interval '61 minutes' WHERE id = (SELECT min(id) FROM agent_budget_slots)`;
+    await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
+  });
+
+  it('does not count card and token calls, which are outside /api/agent', async () => {
+    for (let i = 0; i < LIMIT + 2; i++) await a.get(CardsClient).getCard('missing').catch(() => undefined);
+    expect(await a.prisma.agentBudgetSlot.count()).toBe(0);
+  });
+
+  it('maps to 429 problem+json with Retry-After for the HTTP layer', () => {
+    const { problem, headers } = new ProblemDetailsFilter(pino({ level: 'silent' })).toProblem(new AgentBudgetExhaustedError(1234), 'req-1');
+    expect(problem).toMatchObject({ status: 429, code: 'provider_budget_exhausted', retryAfterSeconds: 1234, requestId: 'req-1', outcomeKnown: true });
+    expect(headers['retry-after']).toBe('1234');
+  });
+});
