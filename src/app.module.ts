@@ -13,10 +13,10 @@ import { ProviderModule } from './provider/provider.module';
 @Module({})
 export class AppModule {
   /** `config` is final: the embedded database and the sandbox, when used, are already running. */
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, AuthModule, ProviderModule, HealthModule],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, AuthModule, ProviderModule, HealthModule, ...extraImports],
       providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
     };
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -7,14 +8,18 @@ import { AppModule } from './app.module';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
-import { redactUrl } from './logging/redaction';
+import { redactUrl, registerSecretValue } from './logging/redaction';
 import { requestContext } from './logging/request-context';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Builds the HTTP application (not listening yet). Used by the service entry point and by tests. */
-export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, logger: Logger, options: { extraImports?: DynamicModule['imports'] } = {}): Promise<NestFastifyApplication> {
+  // Whatever path a configured secret takes (an error echoed by the provider, a URL), logs and records scrub it.
+  for (const secret of [config.provider.secretKey, config.provider.apiKey, config.provider.spAuthToken, config.callbackSigningSecret, config.auth.jwtSecret]) {
+    registerSecretValue(secret);
+  }
   const adapter = new FastifyAdapter({
     // Reuse the caller's request id when it is a sane token; otherwise mint one.
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -24,7 +29,7 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     bodyLimit: 1024 * 1024,
     trustProxy: true,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger, options.extraImports), adapter, {
     logger: new PinoNestLogger(logger.child({ component: 'nest' })),
     bufferLogs: false,
     // Throw instead of exiting the process: a service embedded in tests or a runner must fail visibly.

@@ -5,7 +5,6 @@ import type { AppConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './database/embedded-postgres';
 import { applyMigrations } from './database/migrator';
-import { registerSecretValue } from './logging/redaction';
 import { startSandbox, type RunningSandbox } from './sandbox/sandbox.server';
 
 export interface RunningService {
@@ -28,9 +27,6 @@ export interface RunOptions {
  * PROVIDER_BASE_URL. In production neither default exists (loadAppConfig refuses them).
  */
 export async function runService(baseConfig: AppConfig, logger: Logger, options: RunOptions): Promise<RunningService> {
-  for (const secret of [baseConfig.provider.secretKey, baseConfig.provider.apiKey, baseConfig.provider.spAuthToken, baseConfig.callbackSigningSecret, baseConfig.auth.jwtSecret]) {
-    registerSecretValue(secret);
-  }
   const config: AppConfig = { ...baseConfig, provider: { ...baseConfig.provider } };
   const started: { stop(): Promise<void> }[] = [];
   let embeddedDatabase: EmbeddedPostgres | undefined;

@@ -1,3 +1,4 @@
+import type { DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, loadAppConfig } from '../../src/config/app-config';
 import { createApp } from '../../src/create-app';
@@ -31,7 +32,11 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Ru
  * One instance of the service on the test database, wired like production (adapter-pg, real HTTP
  * to the sandbox), with logs captured. Start two on the same database to test coordination.
  */
-export async function startTestService(sandbox: RunningSandbox, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  sandbox: RunningSandbox,
+  env: Record<string, string> = {},
+  extraImports: DynamicModule['imports'] = [],
+): Promise<TestService> {
   const config = loadAppConfig({
     NODE_ENV: 'test',
     DATABASE_URL: testDatabaseUrl(),
@@ -41,7 +46,7 @@ export async function startTestService(sandbox: RunningSandbox, env: Record<stri
     ...env,
   });
   const logs = new LogCapture();
-  const app = await createApp(config, createLogger(config.logLevel, logs.destination));
+  const app = await createApp(config, createLogger(config.logLevel, logs.destination), { extraImports });
   await app.getHttpAdapter().getInstance().ready();
   return {
     app,

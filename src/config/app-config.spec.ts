@@ -1,0 +1,113 @@
+import { ConfigValidationError, loadAppConfig, SANDBOX_CREDENTIALS } from './app-config';
+
+const PRODUCTION_ENV = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgresql://bff@db.internal:5432/bff',
+  PROVIDER_BASE_URL: 'https://api.provider.example',
+  PROVIDER_API_KEY: 'live-key',
+  PROVIDER_SECRET_KEY: 'live-secret',
+  PROVIDER_SP_AUTH_TOKEN: 'live-sp-token',
+  PUBLIC_BASE_URL: 'https://pay.merchant.example',
+  CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
+  DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  AUTH_JWT_SECRET: 'j'.repeat(48),
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadAppConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadAppConfig', () => {
+  it('gives a working development configuration with no variable at all', () => {
+    const config = loadAppConfig({});
+    expect(config).toMatchObject({
+      isProduction: false,
+      port: 3000,
+      databaseUrl: undefined,
+      embeddedDataDir: '.data/pglite',
+      provider: { baseUrl: undefined, apiKey: SANDBOX_CREDENTIALS.apiKey, timeoutMs: 15000, agentHourlyLimit: 600 },
+      card: { operationParam: 'operation', amountParam: 'amount', currencyParam: 'currency' },
+      publicBaseUrl: 'http://localhost:3000',
+      orderExpiryMinutes: 1440,
+      logLevel: 'info',
+      sandboxPort: 4010,
+    });
+    expect(config.dataEncryptionKey).toHaveLength(32);
+    expect(config.callbackSigningSecret.length).toBeGreaterThanOrEqual(32);
+    expect(config.auth.jwtSecret).toBeDefined();
+  });
+
+  it('derives PUBLIC_BASE_URL from PORT in development, and a random callback secret per process', () => {
+    expect(loadAppConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadAppConfig({}).callbackSigningSecret).not.toBe(loadAppConfig({}).callbackSigningSecret);
+  });
+
+  it('accepts a complete production configuration and keeps operational defaults', () => {
+    const config = loadAppConfig(PRODUCTION_ENV);
+    expect(config.isProduction).toBe(true);
+    expect(config.provider.linkBaseUrl).toBe('https://api.provider.example');
+    expect(config.port).toBe(3000);
+    expect(config.provider.timeoutMs).toBe(15000);
+  });
+
+  it('refuses every development-only default in production, naming each variable in one error', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    for (const name of [
+      'DATABASE_URL',
+      'PROVIDER_BASE_URL',
+      'PROVIDER_API_KEY',
+      'PROVIDER_SECRET_KEY',
+      'PROVIDER_SP_AUTH_TOKEN',
+      'PUBLIC_BASE_URL',
+      'CALLBACK_SIGNING_SECRET',
+      'DATA_ENCRYPTION_KEY',
+      'AUTH_JWT_SECRET or AUTH_JWKS_URL',
+    ]) {
+      expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+
+  it('names the single missing variable', () => {
+    const { PROVIDER_SECRET_KEY: _omitted, ...env } = PRODUCTION_ENV;
+    expect(problemsOf(env)).toEqual(['PROVIDER_SECRET_KEY is required in production (private_secretkey)']);
+  });
+
+  it('accepts AUTH_JWKS_URL instead of AUTH_JWT_SECRET', () => {
+    const { AUTH_JWT_SECRET: _omitted, ...env } = PRODUCTION_ENV;
+    const config = loadAppConfig({ ...env, AUTH_JWKS_URL: 'https://id.merchant.example/.well-known/jwks.json' });
+    expect(config.auth).toEqual({ jwtSecret: undefined, jwksUrl: 'https://id.merchant.example/.well-known/jwks.json' });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be an integer'],
+    [{ PORT: '70000' }, 'PORT must be an integer'],
+    [{ PROVIDER_TIMEOUT_MS: '-5' }, 'PROVIDER_TIMEOUT_MS must be an integer'],
+    [{ PROVIDER_AGENT_HOURLY_LIMIT: '0' }, 'PROVIDER_AGENT_HOURLY_LIMIT must be an integer'],
+    [{ ORDER_EXPIRY_MINUTES: '1.5' }, 'ORDER_EXPIRY_MINUTES must be an integer'],
+    [{ DATABASE_URL: 'mysql://x@y/z' }, 'DATABASE_URL must be'],
+    [{ PROVIDER_BASE_URL: 'not a url' }, 'PROVIDER_BASE_URL must be an absolute URL'],
+    [{ DATA_ENCRYPTION_KEY: 'c2hvcnQ=' }, 'DATA_ENCRYPTION_KEY must be 32 bytes'],
+    [{ CALLBACK_SIGNING_SECRET: 'short' }, 'CALLBACK_SIGNING_SECRET must be at least 32'],
+    [{ AUTH_JWT_SECRET: 'short' }, 'AUTH_JWT_SECRET must be at least 32'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ CARD_AMOUNT_PARAM: 'amount&x=1' }, 'CARD_AMOUNT_PARAM must be a plain query parameter name'],
+  ])('refuses %j', (env, message) => {
+    const problems = problemsOf(env as Record<string, string>);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(message);
+  });
+
+  it('collects several problems at once', () => {
+    expect(problemsOf({ PORT: 'x', LOG_LEVEL: 'y', PROVIDER_TIMEOUT_MS: 'z' })).toHaveLength(3);
+  });
+
+  it('strips a trailing slash from provider URLs', () => {
+    expect(loadAppConfig({ PROVIDER_BASE_URL: 'https://p.example/' }).provider.baseUrl).toBe('https://p.example');
+  });
+});
