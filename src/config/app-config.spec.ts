@@ -107,6 +107,21 @@ describe('loadAppConfig', () => {
     expect(problemsOf({ PORT: 'x', LOG_LEVEL: 'y', PROVIDER_TIMEOUT_MS: 'z' })).toHaveLength(3);
   });
 
+  it('reads the accepted currencies with their minor units and maximum', () => {
+    expect(loadAppConfig({}).currencies).toEqual({
+      XAF: { code: 'XAF', decimals: 0, maxAmount: '100000000' },
+      XOF: { code: 'XOF', decimals: 0, maxAmount: '100000000' },
+      EUR: { code: 'EUR', decimals: 2, maxAmount: '100000000' },
+      USD: { code: 'USD', decimals: 2, maxAmount: '100000000' },
+    });
+    expect(loadAppConfig({ CURRENCIES: 'XAF:0:5000000,EUR:2', MAX_AMOUNT: '900' }).currencies).toEqual({
+      XAF: { code: 'XAF', decimals: 0, maxAmount: '5000000' },
+      EUR: { code: 'EUR', decimals: 2, maxAmount: '900' },
+    });
+    expect(problemsOf({ CURRENCIES: 'eur:2' })[0]).toContain('CURRENCIES entries');
+    expect(problemsOf({ MAX_AMOUNT: '1.5' })[0]).toContain('MAX_AMOUNT');
+  });
+
   it('strips a trailing slash from provider URLs', () => {
     expect(loadAppConfig({ PROVIDER_BASE_URL: 'https://p.example/' }).provider.baseUrl).toBe('https://p.example');
   });

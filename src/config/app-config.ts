@@ -14,6 +14,13 @@ export const SANDBOX_CREDENTIALS = {
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
 const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
+/** A currency this service accepts: ISO 4217 code, minor-unit digits and the largest amount, as a decimal string. */
+export interface CurrencyRule {
+  code: string;
+  decimals: number;
+  maxAmount: string;
+}
+
 export interface AppConfig {
   nodeEnv: string;
   isProduction: boolean;
@@ -37,6 +44,8 @@ export interface AppConfig {
   dataEncryptionKey: Buffer;
   auth: { jwtSecret?: string; jwksUrl?: string };
   orderExpiryMinutes: number;
+  /** Accepted currencies (CURRENCIES), keyed by ISO code. */
+  currencies: Record<string, CurrencyRule>;
   logLevel: LogLevel;
   sandboxPort: number;
 }
@@ -124,6 +133,18 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     else jwtSecret = DEV_JWT_SECRET;
   }
   if (jwtSecret !== undefined && jwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
+  const maxAmount = read('MAX_AMOUNT') ?? '100000000';
+  if (!/^[1-9]\d{0,14}$/.test(maxAmount)) problems.push(`MAX_AMOUNT must be a positive whole number of at most 15 digits (got "${maxAmount}")`);
+  const currencies: Record<string, CurrencyRule> = {};
+  for (const entry of (read('CURRENCIES') ?? 'XAF:0,XOF:0,EUR:2,USD:2').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const match = /^([A-Z]{3}):([0-4])(?::([1-9]\d{0,14}))?$/.exec(entry);
+    if (!match) {
+      problems.push(`CURRENCIES entries must look like CODE:DECIMALS[:MAX], e.g. XAF:0 or EUR:2:50000 (got "${entry}")`);
+      continue;
+    }
+    currencies[match[1]] = { code: match[1], decimals: Number(match[2]), maxAmount: match[3] ?? maxAmount };
+  }
+  if (Object.keys(currencies).length === 0) problems.push('CURRENCIES must list at least one currency');
   const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
@@ -152,6 +173,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     dataEncryptionKey,
     auth: { jwtSecret, jwksUrl },
     orderExpiryMinutes: integer('ORDER_EXPIRY_MINUTES', 1440, 1, 525600),
+    currencies,
     logLevel,
     sandboxPort: integer('SANDBOX_PORT', 4010, 0, 65535),
   };
