@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -92,9 +93,9 @@ class CharAsTextClient extends Client {
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
 /**
- * Runs `work` with an engine connected to `databaseUrl`. With `shadowDatabase`, adapter-pg builds
- * a throw-away shadow database beside it (migration authoring); without, the engine uses one pool
- * that is closed afterwards, so a long-lived process (the app, the test runner) keeps no socket.
+ * Runs `work` with an engine connected to `databaseUrl` through one pool, closed afterwards so a
+ * long-lived process keeps no socket. With `shadowDatabase` (migration authoring), the engine may
+ * also ask for a throw-away shadow database beside it.
  */
 export async function withSchemaEngine<T>(
   databaseUrl: string,
@@ -103,16 +104,59 @@ export async function withSchemaEngine<T>(
 ): Promise<T> {
   const { SchemaEngine } = await loadEngineModule();
   const schema = await readFile(SCHEMA_PATH, 'utf8');
-  const poolConfig = { connectionString: databaseUrl, max: 2, Client: CharAsTextClient };
-  const pool = options.shadowDatabase ? undefined : new Pool(poolConfig);
-  const adapterFactory = bindMigrationAwareSqlAdapterFactory(pool ? new PrismaPg(pool) : new PrismaPg(poolConfig));
+  const poolConfig = { ...connectionFields(databaseUrl), max: 2, Client: CharAsTextClient };
+  const pool = new Pool(poolConfig);
+  const main = new PrismaPg(pool);
+  const factory = options.shadowDatabase
+    ? {
+        provider: 'postgres' as const,
+        adapterName: main.adapterName,
+        connect: () => main.connect(),
+        connectToShadowDb: () => connectToOwnShadowDatabase(pool, poolConfig),
+      }
+    : main;
+  const adapterFactory = bindMigrationAwareSqlAdapterFactory(factory);
   const engine = await SchemaEngine.new({ datamodels: [[SCHEMA_PATH, schema]] }, () => undefined, adapterFactory);
   try {
     return await work(engine);
   } finally {
     engine.free();
-    await pool?.end();
+    await pool.end();
   }
+}
+
+/**
+ * A shadow database we create and drop ourselves: adapter-pg's own drops the database before
+ * closing the pool that still uses it, which PostgreSQL refuses.
+ */
+async function connectToOwnShadowDatabase(admin: Pool, config: ReturnType<typeof connectionFields> & object) {
+  const database = `prisma_shadow_${randomUUID().replace(/-/g, '')}`;
+  await admin.query(`CREATE DATABASE "${database}"`);
+  const shadowPool = new Pool({ ...config, database });
+  const adapter = await new PrismaPg(shadowPool).connect();
+  const dispose = adapter.dispose.bind(adapter);
+  adapter.dispose = async () => {
+    await dispose().catch(() => undefined);
+    await shadowPool.end().catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  };
+  return adapter;
+}
+
+/**
+ * Discrete connection fields rather than a connection string: adapter-pg builds the shadow database
+ * pool as `{ ...config, database: <shadow> }`, which a connectionString would silently override.
+ */
+function connectionFields(databaseUrl: string) {
+  const url = new URL(databaseUrl);
+  return {
+    host: decodeURIComponent(url.hostname),
+    port: url.port ? Number(url.port) : 5432,
+    user: decodeURIComponent(url.username) || undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    database: decodeURIComponent(url.pathname.slice(1)) || undefined,
+    ssl: ['require', 'verify-ca', 'verify-full'].includes(url.searchParams.get('sslmode') ?? '') ? { rejectUnauthorized: url.searchParams.get('sslmode') !== 'require' } : undefined,
+  };
 }
 
 /** `prisma migrate deploy`: applies every pending migration, in order, each recorded in _prisma_migrations. */

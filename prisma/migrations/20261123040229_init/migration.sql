@@ -1,9 +1,12 @@
 -- CreateTable
 CREATE TABLE "provider_tokens" (
     "cache_key" TEXT NOT NULL,
-    "token_encrypted" TEXT NOT NULL,
-    "expires_at" TIMESTAMPTZ(3) NOT NULL,
-    "obtained_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "token_encrypted" TEXT,
+    "expires_at" TIMESTAMPTZ(3),
+    "obtained_at" TIMESTAMPTZ(3),
+    "refresh_lease_until" TIMESTAMPTZ(3),
+    "refresh_lease_owner" TEXT,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "provider_tokens_pkey" PRIMARY KEY ("cache_key")
 );
