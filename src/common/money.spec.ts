@@ -1,0 +1,402 @@
+import type { CurrencyRule } from '../config/app-config';
+import { loadAppConfig } from '../config/app-config';
+import { allocateMinor, currencyRuleFor, Money, MoneyError, type MoneyErrorReason, parseRate, parseStoredDecimal } from './money';
+
+const XAF: CurrencyRule = { code: 'XAF', decimals: 0, maxAmount: '100000000' };
+const XOF: CurrencyRule = { code: 'XOF', decimals: 0, maxAmount: '100000000' };
+const EUR: CurrencyRule = { code: 'EUR', decimals: 2, maxAmount: '100000000' };
+const USD: CurrencyRule = { code: 'USD', decimals: 2, maxAmount: '50000' };
+
+function reasonOf(fn: () => unknown): MoneyErrorReason | 'no error' {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof MoneyError) return error.reason;
+    throw error;
+  }
+  return 'no error';
+}
+
+const parsed = (input: unknown, rule: CurrencyRule) => Money.parse(input, rule).toString();
+
+describe('Money.parse: zero-decimal currencies (XAF, XOF)', () => {
+  it.each([XAF, XOF])('$code accepts whole amounts as strings and numbers', (rule) => {
+    expect(parsed('1500', rule)).toBe('1500');
+    expect(parsed(1500, rule)).toBe('1500');
+    expect(parsed('  1500\n', rule)).toBe('1500');
+    expect(parsed('1', rule)).toBe('1');
+    expect(Money.parse('1500', rule).minor).toBe(1500n);
+    expect(Money.parse('1500', rule).currency).toBe(rule.code);
+    expect(Money.parse('1500', rule).decimals).toBe(0);
+  });
+
+  it.each([XAF, XOF])('$code accepts trailing zeros after the point and normalises them away', (rule) => {
+    expect(parsed('1500.0', rule)).toBe('1500');
+    expect(parsed('1500.000', rule)).toBe('1500');
+    expect(parsed(1500.0, rule)).toBe('1500');
+  });
+
+  it.each([XAF, XOF])('$code refuses any non-zero decimal, as a string or a number', (rule) => {
+    expect(reasonOf(() => Money.parse('1500.5', rule))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse(1500.5, rule))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse('1500.0001', rule))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse('0.5', rule))).toBe('too_many_decimals');
+  });
+
+  it('drops leading zeros', () => {
+    expect(parsed('0001500', XAF)).toBe('1500');
+  });
+});
+
+describe('Money.parse: two-decimal currencies (EUR, USD)', () => {
+  it.each([EUR, USD])('$code pads to exactly two decimals', (rule) => {
+    expect(parsed('12.5', rule)).toBe('12.50');
+    expect(parsed(12.5, rule)).toBe('12.50');
+    expect(parsed('12.50', rule)).toBe('12.50');
+    expect(parsed('12', rule)).toBe('12.00');
+    expect(parsed(12, rule)).toBe('12.00');
+    expect(parsed('0.01', rule)).toBe('0.01');
+    expect(parsed(0.01, rule)).toBe('0.01');
+    expect(parsed('12.500000', rule)).toBe('12.50');
+    expect(Money.parse('12.5', rule).minor).toBe(1250n);
+  });
+
+  it.each([EUR, USD])('$code refuses a third non-zero decimal, never rounding', (rule) => {
+    expect(reasonOf(() => Money.parse('12.345', rule))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse(12.345, rule))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse('0.001', rule))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse('12.3450', rule))).toBe('too_many_decimals');
+  });
+
+  it('refuses float artefacts such as 0.1 + 0.2', () => {
+    expect(reasonOf(() => Money.parse(0.30000000000000004, EUR))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse(0.1 + 0.2, EUR))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse(1.005 * 100, XAF))).toBe('too_many_decimals');
+    // ...while what the client most plausibly wrote is read exactly.
+    expect(parsed(0.3, EUR)).toBe('0.30');
+    expect(parsed(1.1, EUR)).toBe('1.10');
+    expect(parsed(19.99, EUR)).toBe('19.99');
+  });
+});
+
+describe('Money.parse: refusals and their reasons', () => {
+  it.each<[string, unknown, MoneyErrorReason]>([
+    ['zero string', '0', 'not_positive'],
+    ['zero with decimals', '0.00', 'not_positive'],
+    ['zero number', 0, 'not_positive'],
+    ['negative zero', -0, 'not_positive'],
+    ['negative number', -1, 'not_positive'],
+    ['negative decimal number', -12.5, 'not_positive'],
+    ['negative string', '-1', 'not_positive'],
+    ['negative decimal string', '-12.50', 'not_positive'],
+    ['letters', 'abc', 'not_a_number'],
+    ['empty string', '', 'not_a_number'],
+    ['blank string', ' ', 'not_a_number'],
+    ['NaN', NaN, 'not_a_number'],
+    ['"NaN"', 'NaN', 'not_a_number'],
+    ['Infinity', Infinity, 'not_finite'],
+    ['-Infinity', -Infinity, 'not_finite'],
+    ['"Infinity"', 'Infinity', 'not_finite'],
+    ['exponent string', '1e3', 'not_a_number'],
+    ['upper-case exponent string', '1E3', 'not_a_number'],
+    ['hex string', '0x10', 'not_a_number'],
+    ['octal-like literal string', '0o17', 'not_a_number'],
+    ['binary literal string', '0b11', 'not_a_number'],
+    ['leading plus', '+1', 'not_a_number'],
+    ['space inside', '1 500', 'not_a_number'],
+    ['thousands separator', '1,500', 'not_a_number'],
+    ['decimal comma', '12,50', 'not_a_number'],
+    ['leading point', '.5', 'not_a_number'],
+    ['trailing point', '5.', 'not_a_number'],
+    ['two points', '1.2.3', 'not_a_number'],
+    ['sign after spaces inside', '- 1', 'not_a_number'],
+    ['currency inside', '12 EUR', 'not_a_number'],
+    ['unicode digits', '١٢', 'not_a_number'],
+    ['full-width digits', '１２', 'not_a_number'],
+    ['null', null, 'not_a_number'],
+    ['undefined', undefined, 'not_a_number'],
+    ['true', true, 'not_a_number'],
+    ['false', false, 'not_a_number'],
+    ['object', {}, 'not_a_number'],
+    ['array', ['12'], 'not_a_number'],
+    ['bigint', 12n, 'not_a_number'],
+    ['boxed number', Object(12), 'not_a_number'],
+    ['boxed string', Object('12'), 'not_a_number'],
+    ['object with toString', { toString: () => '12' }, 'not_a_number'],
+  ])('%s', (_label, input, reason) => {
+    expect(reasonOf(() => Money.parse(input, EUR))).toBe(reason);
+  });
+
+  it('refuses number exponent forms by value: 1e21 above the maximum, 1e-7 too precise', () => {
+    expect(String(1e21)).toBe('1e+21');
+    expect(reasonOf(() => Money.parse(1e21, XAF))).toBe('above_maximum');
+    expect(reasonOf(() => Money.parse(1.5e300, EUR))).toBe('above_maximum');
+    expect(reasonOf(() => Money.parse(Number.MAX_VALUE, EUR))).toBe('above_maximum');
+    expect(reasonOf(() => Money.parse(1e-7, EUR))).toBe('too_many_decimals');
+    expect(reasonOf(() => Money.parse(Number.MIN_VALUE, EUR))).toBe('too_many_decimals');
+    // A JSON number written with an exponent but printed plainly is just that number.
+    expect(parsed(JSON.parse('{"a":1e3}').a, XAF)).toBe('1000');
+  });
+
+  it('refuses a JSON number past 15 significant digits: the double no longer tells which decimal was sent', () => {
+    const rule: CurrencyRule = { code: 'EUR', decimals: 2, maxAmount: '999999999999999' };
+    // The client wrote 100000000000000.01; the double prints .02: never accept a changed amount.
+    expect(String(JSON.parse('100000000000000.01'))).toBe('100000000000000.02');
+    expect(reasonOf(() => Money.parse(JSON.parse('100000000000000.01'), rule))).toBe('not_representable');
+    expect(parsed('100000000000000.01', rule)).toBe('100000000000000.01');
+    expect(parsed(9999999999999.99, rule)).toBe('9999999999999.99');
+  });
+
+  it('carries a human message and is an Error', () => {
+    const error = (() => {
+      try {
+        Money.parse('12.345', EUR);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(MoneyError);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as MoneyError).message).toBe('EUR allows at most 2 decimals');
+  });
+});
+
+describe('Money.parse: maximum', () => {
+  it('accepts exactly the maximum and refuses one minor unit more', () => {
+    expect(parsed('100000000', XAF)).toBe('100000000');
+    expect(parsed(100000000, XAF)).toBe('100000000');
+    expect(reasonOf(() => Money.parse('100000001', XAF))).toBe('above_maximum');
+    expect(reasonOf(() => Money.parse(100000001, XAF))).toBe('above_maximum');
+    expect(parsed('100000000.00', EUR)).toBe('100000000.00');
+    expect(reasonOf(() => Money.parse('100000000.01', EUR))).toBe('above_maximum');
+    expect(parsed('50000', USD)).toBe('50000.00');
+    expect(reasonOf(() => Money.parse(50000.01, USD))).toBe('above_maximum');
+  });
+
+  it('refuses very large strings without precision loss', () => {
+    const rule: CurrencyRule = { code: 'XAF', decimals: 0, maxAmount: '123456789012345678901234567890' };
+    expect(parsed('123456789012345678901234567890', rule)).toBe('123456789012345678901234567890');
+    expect(reasonOf(() => Money.parse('123456789012345678901234567891', rule))).toBe('above_maximum');
+    expect(reasonOf(() => Money.parse('123456789012345678901234567890', XAF))).toBe('above_maximum');
+    // 2^53 + 1 is not a double; as a string it stays exact.
+    const big: CurrencyRule = { code: 'XAF', decimals: 0, maxAmount: '9007199254740993' };
+    expect(Money.parse('9007199254740993', big).minor).toBe(9007199254740993n);
+    expect(reasonOf(() => Money.parse('9007199254740994', big))).toBe('above_maximum');
+  });
+
+  it('refuses a megabyte of digits quickly', () => {
+    const started = Date.now();
+    expect(reasonOf(() => Money.parse('9'.repeat(1_000_000), XAF))).toBe('above_maximum');
+    expect(reasonOf(() => Money.parse('0'.repeat(1_000_000) + '1', XAF))).toBe('no error');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('uses the currencies of the configuration', () => {
+    const config = loadAppConfig({ NODE_ENV: 'test', CURRENCIES: 'XAF:0,EUR:2:50000' });
+    expect(parsed('50000', currencyRuleFor(config.currencies, 'EUR'))).toBe('50000.00');
+    expect(reasonOf(() => Money.parse('50000.01', currencyRuleFor(config.currencies, 'EUR')))).toBe('above_maximum');
+    expect(parsed('100000000', currencyRuleFor(config.currencies, 'XAF'))).toBe('100000000');
+  });
+});
+
+describe('Money: canonical output', () => {
+  it('toString has exactly the currency decimals; JSON is the string', () => {
+    expect(Money.parse('1500', XAF).toString()).toBe('1500');
+    expect(Money.parse('12.5', EUR).toString()).toBe('12.50');
+    expect(Money.parse('0.05', EUR).toString()).toBe('0.05');
+    expect(JSON.stringify({ amount: Money.parse(12.5, EUR) })).toBe('{"amount":"12.50"}');
+    expect(Money.fromMinor(-5n, EUR).toString()).toBe('-0.05');
+    expect(Money.fromMinor(-1250n, EUR).toString()).toBe('-12.50');
+    expect(Money.fromMinor(0n, EUR).toString()).toBe('0.00');
+    expect(Money.fromMinor(7n, { code: 'TND', decimals: 3, maxAmount: '1' }).toString()).toBe('0.007');
+  });
+
+  it('toProviderNumber is exact', () => {
+    expect(Money.parse('12.50', EUR).toProviderNumber()).toBe(12.5);
+    expect(Money.parse('1500', XAF).toProviderNumber()).toBe(1500);
+    expect(Money.parse('12.00', EUR).toProviderNumber()).toBe(12);
+    expect(Money.parse('0.10', EUR).toProviderNumber()).toBe(0.1);
+    expect(Money.parse('100000000', XAF).toProviderNumber()).toBe(100000000);
+    expect(Money.parse('99999999.99', EUR).toProviderNumber()).toBe(99999999.99);
+  });
+
+  it('toProviderNumber refuses an amount a double cannot carry', () => {
+    const huge: CurrencyRule = { code: 'XAF', decimals: 0, maxAmount: '1' + '0'.repeat(30) };
+    expect(reasonOf(() => Money.parse('9007199254740993', huge).toProviderNumber())).toBe('not_representable');
+    expect(reasonOf(() => Money.parse('1' + '0'.repeat(25), huge).toProviderNumber())).toBe('not_representable');
+    expect(Money.parse('9007199254740992', huge).toProviderNumber()).toBe(9007199254740992);
+  });
+
+  it('is immutable', () => {
+    const money = Money.parse('12.50', EUR);
+    expect(Object.isFrozen(money)).toBe(true);
+    expect(() => {
+      (money as unknown as { minor: bigint }).minor = 1n;
+    }).toThrow(TypeError);
+    expect(money.minor).toBe(1250n);
+  });
+});
+
+describe('Money: arithmetic and comparison', () => {
+  const eur = (s: string) => Money.parse(s, EUR);
+
+  it('adds and subtracts exactly', () => {
+    expect(eur('0.10').plus(eur('0.20')).toString()).toBe('0.30');
+    expect(eur('0.30').minus(eur('0.10')).toString()).toBe('0.20');
+    expect(eur('10').minus(eur('12.50')).toString()).toBe('-2.50');
+    expect(eur('12.50').minus(eur('12.5')).isZero()).toBe(true);
+    // Sums may exceed the per-request maximum (a report total).
+    expect(eur('100000000').plus(eur('100000000')).toString()).toBe('200000000.00');
+  });
+
+  it('compares and equals', () => {
+    expect(eur('12.5').equals(eur('12.50'))).toBe(true);
+    expect(eur('12.5').equals(eur('12.51'))).toBe(false);
+    expect(eur('1').equals(Money.parse('1', USD))).toBe(false);
+    expect(eur('1').compare(eur('2'))).toBe(-1);
+    expect(eur('2').compare(eur('2.00'))).toBe(0);
+    expect(eur('2.01').compare(eur('2'))).toBe(1);
+    expect(eur('1').isZero()).toBe(false);
+    expect(Money.zero(EUR).isZero()).toBe(true);
+  });
+
+  it('refuses to mix currencies', () => {
+    expect(reasonOf(() => eur('1').plus(Money.parse('1', USD)))).toBe('currency_mismatch');
+    expect(reasonOf(() => eur('1').minus(Money.parse('1', USD)))).toBe('currency_mismatch');
+    expect(reasonOf(() => eur('1').compare(Money.parse('1', USD)))).toBe('currency_mismatch');
+  });
+
+  it('fromMinor takes bigint minor units only', () => {
+    expect(Money.fromMinor(1250n, EUR).equals(eur('12.50'))).toBe(true);
+    expect(reasonOf(() => Money.fromMinor(12.5 as unknown as bigint, EUR))).toBe('not_a_number');
+  });
+});
+
+describe('allocate (largest remainder)', () => {
+  const xaf = (s: string) => Money.parse(s, XAF);
+  const sum = (shares: bigint[]) => shares.reduce((a, b) => a + b, 0n);
+
+  it('10000 XAF at 33.33 / 33.33 / 33.34 sums exactly', () => {
+    const shares = xaf('10000').allocate(['33.33', '33.33', '33.34']);
+    expect(shares).toEqual([3333n, 3333n, 3334n]);
+    expect(sum(shares)).toBe(10000n);
+  });
+
+  it('gives nobody the part the rates do not cover', () => {
+    expect(xaf('100').allocate([33, 33, 33])).toEqual([33n, 33n, 33n]);
+    expect(xaf('100').allocate(['50'])).toEqual([50n]);
+  });
+
+  it('breaks ties deterministically by index', () => {
+    expect(xaf('1').allocate([50, 50])).toEqual([1n, 0n]);
+    expect(xaf('2').allocate(['33.3333', '33.3333', '33.3334'])).toEqual([1n, 0n, 1n]);
+    expect(xaf('1').allocate(['25', '25', '25', '25'])).toEqual([1n, 0n, 0n, 0n]);
+    // A larger remainder wins over a lower index.
+    expect(xaf('100').allocate(['33.3333', '33.3334', '33.3333'])).toEqual([33n, 34n, 33n]);
+    // 99.9999% of 100 is 99.9999: floored to 99, and the three shares sum to 99.
+    expect(xaf('100').allocate(['33.3333', '33.3333', '33.3333'])).toEqual([33n, 33n, 33n]);
+  });
+
+  it('gives the leftover units to the largest remainders', () => {
+    // 10 at [15, 25, 60]: exact 1.5, 2.5, 6 → floors 1, 2, 6 (9); target 10 → index 0 (tie, lower index).
+    expect(xaf('10').allocate([15, 25, 60])).toEqual([2n, 2n, 6n]);
+    // 10 at [14, 26, 60]: exact 1.4, 2.6, 6 → the unit goes to 2.6.
+    expect(xaf('10').allocate([14, 26, 60])).toEqual([1n, 3n, 6n]);
+  });
+
+  it('never exceeds floor(amount × sum of rates / 100) and reaches it exactly', () => {
+    let seed = 12345;
+    const random = (n: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    for (let round = 0; round < 500; round += 1) {
+      const amount = BigInt(random(10_000_000));
+      const count = 1 + random(7);
+      const raw = Array.from({ length: count }, () => 1 + random(Math.floor(1_000_000 / count)));
+      const rates = raw.map((r) => `${Math.floor(r / 10000)}.${String(r % 10000).padStart(4, '0')}`);
+      const rateSum = raw.reduce((a, b) => a + b, 0);
+      const shares = allocateMinor(amount, rates);
+      expect(sum(shares)).toBe((amount * BigInt(rateSum)) / 1_000_000n);
+      for (const [i, share] of shares.entries()) {
+        const exact = (amount * BigInt(raw[i])) / 1_000_000n;
+        expect(share === exact || share === exact + 1n).toBe(true);
+      }
+    }
+  });
+
+  it('works on minor units of decimal currencies', () => {
+    expect(Money.parse('0.05', EUR).allocate([50, 50])).toEqual([3n, 2n]);
+    expect(Money.parse('100.00', EUR).allocate(['12.5', '87.5'])).toEqual([1250n, 8750n]);
+  });
+
+  it('refuses rates summing above 100 and bad rates', () => {
+    expect(reasonOf(() => xaf('100').allocate([50, 50.0001]))).toBe('rates_above_100');
+    expect(reasonOf(() => xaf('100').allocate(['60', '41']))).toBe('rates_above_100');
+    expect(reasonOf(() => xaf('100').allocate(['100']))).toBe('no error');
+    expect(reasonOf(() => xaf('100').allocate(['0']))).toBe('invalid_rate');
+    expect(reasonOf(() => xaf('100').allocate([-10]))).toBe('invalid_rate');
+    expect(reasonOf(() => xaf('100').allocate(['33.33333']))).toBe('invalid_rate');
+    expect(reasonOf(() => xaf('100').allocate(['100.0001']))).toBe('invalid_rate');
+    expect(reasonOf(() => xaf('100').allocate(['1e1']))).toBe('invalid_rate');
+    expect(reasonOf(() => xaf('100').allocate([NaN]))).toBe('invalid_rate');
+    expect(xaf('100').allocate([])).toEqual([]);
+  });
+
+  it('refuses a negative amount', () => {
+    expect(reasonOf(() => allocateMinor(-1n, [50]))).toBe('not_positive');
+    expect(allocateMinor(0n, [50, 50])).toEqual([0n, 0n]);
+  });
+
+  it('parseRate is in ten-thousandths of a percent', () => {
+    expect(parseRate('33.33')).toBe(333300n);
+    expect(parseRate(33.3333)).toBe(333333n);
+    expect(parseRate('100')).toBe(1000000n);
+    expect(parseRate('0.0001')).toBe(1n);
+  });
+});
+
+describe('parseStoredDecimal', () => {
+  it('reads Prisma Decimal-like values exactly', () => {
+    const decimal = (text: string) => ({ toString: () => text });
+    expect(parseStoredDecimal(decimal('1500'), XAF).toString()).toBe('1500');
+    expect(parseStoredDecimal(decimal('12.5'), EUR).toString()).toBe('12.50');
+    expect(parseStoredDecimal('12.5000', EUR).toString()).toBe('12.50');
+    expect(parseStoredDecimal(decimal('1e+21'), XAF).minor).toBe(10n ** 21n);
+    expect(parseStoredDecimal(decimal('1.5e+3'), XAF).toString()).toBe('1500');
+    expect(parseStoredDecimal(decimal('5e-2'), EUR).toString()).toBe('0.05');
+    expect(parseStoredDecimal(decimal('123456789012345678901234.5'), EUR).toString()).toBe('123456789012345678901234.50');
+    expect(parseStoredDecimal(decimal('-2.5'), EUR).toString()).toBe('-2.50');
+    expect(parseStoredDecimal(decimal('0'), EUR).isZero()).toBe(true);
+  });
+
+  it('does not apply the request maximum', () => {
+    expect(parseStoredDecimal('200000000', XAF).toString()).toBe('200000000');
+  });
+
+  it('refuses what it cannot read exactly', () => {
+    expect(reasonOf(() => parseStoredDecimal('12.345', EUR))).toBe('too_many_decimals');
+    expect(reasonOf(() => parseStoredDecimal('1e-7', EUR))).toBe('too_many_decimals');
+    expect(reasonOf(() => parseStoredDecimal('NaN', EUR))).toBe('not_a_number');
+    expect(reasonOf(() => parseStoredDecimal('Infinity', EUR))).toBe('not_a_number');
+    expect(reasonOf(() => parseStoredDecimal('abc', EUR))).toBe('not_a_number');
+    expect(reasonOf(() => parseStoredDecimal('', EUR))).toBe('not_a_number');
+    expect(reasonOf(() => parseStoredDecimal('1e999999', EUR))).toBe('not_a_number');
+  });
+});
+
+describe('currencyRuleFor', () => {
+  const currencies = { XAF, EUR };
+
+  it('finds a configured currency', () => {
+    expect(currencyRuleFor(currencies, 'EUR')).toBe(EUR);
+  });
+
+  it.each(['GBP', 'eur', '', 'constructor', '__proto__', 'toString', 'hasOwnProperty'])('refuses %p', (code) => {
+    expect(reasonOf(() => currencyRuleFor(currencies, code))).toBe('unknown_currency');
+  });
+
+  it('names the accepted currencies', () => {
+    expect(() => currencyRuleFor(currencies, 'GBP')).toThrow('currency must be one of XAF, EUR');
+  });
+});

@@ -1,0 +1,365 @@
+import type { CurrencyRule } from '../config/app-config';
+
+/**
+ * Exact money. Amounts are decimal strings at the edges and `bigint` minor units inside; no
+ * floating-point arithmetic happens anywhere in this file. The only `Number()` call turns the
+ * canonical decimal into the JSON number the provider wants, and only after proving that the
+ * number prints back as exactly the same decimal (`toProviderNumber`).
+ *
+ * Accepted input (`Money.parse`, what a request may carry):
+ * - a string, trimmed, matching `^\d+(\.\d+)?$`: no sign, no '+', no exponent, no hex, no inner
+ *   space, no '.5' or '5.'. Leading zeros are harmless and dropped ('007' is 7).
+ * - a JSON number, judged by its shortest round-trip decimal (`String(n)`). Exponent forms
+ *   (`String(1e21) === '1e+21'`, `String(1e-7) === '1e-7'`) are expanded exactly and judged by
+ *   value, so they are refused for the precise reason: 1e21 is above any configured maximum and
+ *   1e-7 has more decimals than any currency allows. A number whose shortest form has more than
+ *   15 significant digits is refused (`not_representable`): past 15 digits a double no longer
+ *   tells which decimal the client wrote (100000000000000.01 prints as 100000000000000.02), and
+ *   a client needing that many digits must send a string.
+ * - trailing zeros beyond the currency's precision are accepted because they do not change the
+ *   value: '12.5' and '12.50' are EUR 12.50, '1500.0' and '1500.000' are XAF 1500. Only a
+ *   non-zero digit beyond the precision is refused (`too_many_decimals`): nothing is ever rounded.
+ * - zero and negative amounts are refused (`not_positive`), and so is anything above the
+ *   currency's `maxAmount` (`above_maximum`); exactly the maximum is accepted.
+ *
+ * A `Money` built by arithmetic (`plus`, `minus`), `fromMinor` or `parseStoredDecimal` may be zero
+ * or negative and may exceed the maximum (a report total, a balance): the positivity and maximum
+ * rules are rules about what a request may ask for, not invariants of an amount.
+ */
+
+export type MoneyErrorReason =
+  | 'not_a_number'
+  | 'not_finite'
+  | 'not_positive'
+  | 'too_many_decimals'
+  | 'above_maximum'
+  | 'unknown_currency'
+  | 'not_representable'
+  | 'currency_mismatch'
+  | 'invalid_rate'
+  | 'rates_above_100';
+
+export class MoneyError extends Error {
+  constructor(
+    readonly reason: MoneyErrorReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MoneyError';
+  }
+}
+
+/** Digits a double reliably carries: any decimal with at most 15 significant digits round-trips. */
+export const MAX_NUMBER_SIGNIFICANT_DIGITS = 15;
+/** Percentage rates of `allocate` carry at most this many decimals (e.g. 33.3333). */
+export const RATE_DECIMALS = 4;
+
+const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+const NEGATIVE_DECIMAL = /^-\d+(\.\d+)?$/;
+const INFINITY_TEXT = /^[+-]?Infinity$/;
+/** Shortest round-trip form of a double, or decimal.js' toString(): optional sign and exponent. */
+const DECIMAL_WITH_EXPONENT = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+/** Exponents beyond this are not amounts; refusing them bounds the work of the expansion. */
+const MAX_EXPONENT = 400;
+
+/** A decimal split into digits: `negative`, integer digits and fraction digits (both normalised). */
+export interface DecimalParts {
+  negative: boolean;
+  /** Integer digits without leading zeros ('' for zero). */
+  int: string;
+  /** Fraction digits without trailing zeros ('' for a whole number). */
+  frac: string;
+}
+
+export type AmountCheck = { ok: true; parts: DecimalParts } | { ok: false; reason: MoneyErrorReason };
+
+function normalise(negative: boolean, int: string, frac: string): DecimalParts {
+  return { negative, int: int.replace(/^0+/, ''), frac: frac.replace(/0+$/, '') };
+}
+
+/** Exact expansion of `digits` x 10^exponent with `int.frac` digits; no arithmetic on floats. */
+function expand(negative: boolean, int: string, frac: string, exponent: number): DecimalParts {
+  if (exponent === 0) return normalise(negative, int, frac);
+  const digits = int + frac;
+  const point = int.length + exponent;
+  if (point <= 0) return normalise(negative, '', '0'.repeat(-point) + digits);
+  if (point >= digits.length) return normalise(negative, digits + '0'.repeat(point - digits.length), '');
+  return normalise(negative, digits.slice(0, point), digits.slice(point));
+}
+
+/** Parses an optionally signed decimal with an optional exponent; null when it is none. */
+function parseExponentDecimal(text: string): DecimalParts | null {
+  const match = DECIMAL_WITH_EXPONENT.exec(text);
+  if (!match) return null;
+  const exponent = match[4] === undefined ? 0 : Number.parseInt(match[4], 10);
+  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > MAX_EXPONENT) return null;
+  return expand(match[1] === '-', match[2], match[3] ?? '', exponent);
+}
+
+function isZero(parts: DecimalParts): boolean {
+  return parts.int === '' && parts.frac === '';
+}
+
+/**
+ * The currency-independent half of the rules: syntax, finiteness, sign and zero. Shared by
+ * `Money.parse` and the `@IsMoneyAmount()` decorator so both refuse these inputs for the same
+ * reasons. The decimals, the maximum and the 15 significant digits of a JSON number are checked
+ * by `Money.parse` (in that order, so 0.30000000000000004 EUR is refused for its decimals).
+ */
+export function checkAmountInput(input: unknown): AmountCheck {
+  if (typeof input === 'string') {
+    const text = input.trim();
+    if (PLAIN_DECIMAL.test(text)) {
+      const [int, frac = ''] = text.split('.');
+      const parts = normalise(false, int, frac);
+      return isZero(parts) ? { ok: false, reason: 'not_positive' } : { ok: true, parts };
+    }
+    if (NEGATIVE_DECIMAL.test(text)) return { ok: false, reason: 'not_positive' };
+    if (INFINITY_TEXT.test(text)) return { ok: false, reason: 'not_finite' };
+    return { ok: false, reason: 'not_a_number' };
+  }
+  if (typeof input === 'number') {
+    if (Number.isNaN(input)) return { ok: false, reason: 'not_a_number' };
+    if (!Number.isFinite(input)) return { ok: false, reason: 'not_finite' };
+    if (input <= 0) return { ok: false, reason: 'not_positive' };
+    // The shortest decimal that round-trips to this double: how the client most plausibly wrote it.
+    const parts = parseExponentDecimal(String(input));
+    if (parts === null) return { ok: false, reason: 'not_a_number' };
+    return { ok: true, parts };
+  }
+  return { ok: false, reason: 'not_a_number' };
+}
+
+/** Significant digits of a decimal: from the first non-zero digit to the last non-zero digit. */
+function significantDigits(parts: DecimalParts): number {
+  return (parts.int + parts.frac).replace(/^0+/, '').replace(/0+$/, '').length;
+}
+
+/** Minor units of a decimal, refusing a non-zero digit beyond `decimals` (never rounds). */
+function toMinor(parts: DecimalParts, decimals: number): bigint | MoneyErrorReason {
+  if (parts.frac.length > decimals) return 'too_many_decimals';
+  const magnitude = BigInt((parts.int || '0') + parts.frac.padEnd(decimals, '0'));
+  return parts.negative ? -magnitude : magnitude;
+}
+
+function checkRule(rule: CurrencyRule): void {
+  if (!Number.isInteger(rule.decimals) || rule.decimals < 0 || rule.decimals > 18) {
+    throw new Error(`Currency ${rule.code}: decimals must be an integer between 0 and 18 (got ${rule.decimals})`);
+  }
+}
+
+/** The rule's maximum in minor units; a misconfigured maximum is a programming error, not input. */
+function maxMinorOf(rule: CurrencyRule): bigint {
+  const parts = typeof rule.maxAmount === 'string' && PLAIN_DECIMAL.test(rule.maxAmount.trim()) ? parseExponentDecimal(rule.maxAmount.trim()) : null;
+  const minor = parts === null ? 'not_a_number' : toMinor(parts, rule.decimals);
+  if (typeof minor !== 'bigint') throw new Error(`Currency ${rule.code}: maxAmount "${rule.maxAmount}" is not a plain decimal within ${rule.decimals} decimals`);
+  return minor;
+}
+
+/**
+ * The field message for a refusal (what the API answers in `errors[].message`). `rule` is only
+ * needed for the currency-dependent reasons; without it they fall back to the generic message.
+ */
+export function moneyErrorMessage(reason: MoneyErrorReason, rule?: CurrencyRule, field = 'amount'): string {
+  switch (reason) {
+    case 'not_a_number':
+      return `${field} must be a positive decimal number, as a string or a number`;
+    case 'not_finite':
+      return `${field} must be a finite number`;
+    case 'not_positive':
+      return `${field} must be greater than zero`;
+    case 'too_many_decimals':
+      if (!rule) return `${field} has too many decimals`;
+      return rule.decimals === 0 ? `${rule.code} allows no decimals` : `${rule.code} allows at most ${rule.decimals} decimals`;
+    case 'above_maximum':
+      if (!rule) return `${field} is above the maximum`;
+      return `${field} must not exceed ${rule.maxAmount} ${rule.code}`;
+    case 'not_representable':
+      return `${field} has more than ${MAX_NUMBER_SIGNIFICANT_DIGITS} significant digits; send it as a string`;
+    case 'unknown_currency':
+      return `currency must be one of the accepted currencies`;
+    default:
+      return `${field} is invalid`;
+  }
+}
+
+/** Canonical decimal of `minor` with `decimals` digits after the point ('1500', '12.50', '-0.05'). */
+function formatMinor(minor: bigint, decimals: number): string {
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, '0');
+  const int = digits.slice(0, digits.length - decimals);
+  const text = decimals === 0 ? int : `${int}.${digits.slice(digits.length - decimals)}`;
+  return negative ? `-${text}` : text;
+}
+
+export class Money {
+  private constructor(
+    /** The amount in the currency's minor units (cents for EUR, units for XAF). */
+    readonly minor: bigint,
+    /** ISO 4217 code. */
+    readonly currency: string,
+    /** Minor-unit digits of the currency. */
+    readonly decimals: number,
+  ) {
+    Object.freeze(this);
+  }
+
+  /** An amount a request asked for: positive, within the currency's decimals and maximum. */
+  static parse(input: unknown, rule: CurrencyRule): Money {
+    checkRule(rule);
+    const checked = checkAmountInput(input);
+    if (!checked.ok) throw new MoneyError(checked.reason, moneyErrorMessage(checked.reason, rule));
+    const { parts } = checked;
+    if (parts.frac.length > rule.decimals) throw new MoneyError('too_many_decimals', moneyErrorMessage('too_many_decimals', rule));
+    const maxMinor = maxMinorOf(rule);
+    // Compare lengths first: a megabyte of digits is refused without building a megabyte bigint.
+    const minorDigits = (parts.int + parts.frac.padEnd(rule.decimals, '0')).replace(/^0+/, '');
+    if (minorDigits.length > maxMinor.toString().length) throw new MoneyError('above_maximum', moneyErrorMessage('above_maximum', rule));
+    const minor = toMinor(parts, rule.decimals) as bigint;
+    if (minor > maxMinor) throw new MoneyError('above_maximum', moneyErrorMessage('above_maximum', rule));
+    if (typeof input === 'number' && significantDigits(parts) > MAX_NUMBER_SIGNIFICANT_DIGITS) {
+      throw new MoneyError('not_representable', moneyErrorMessage('not_representable', rule));
+    }
+    return new Money(minor, rule.code, rule.decimals);
+  }
+
+  /** An amount already in minor units (any sign; no maximum). */
+  static fromMinor(minor: bigint, rule: CurrencyRule): Money {
+    checkRule(rule);
+    if (typeof minor !== 'bigint') throw new MoneyError('not_a_number', 'minor units must be a bigint');
+    return new Money(minor, rule.code, rule.decimals);
+  }
+
+  static zero(rule: CurrencyRule): Money {
+    return Money.fromMinor(0n, rule);
+  }
+
+  /** Canonical decimal with exactly `decimals` digits after the point: '1500', '12.50'. */
+  toString(): string {
+    return formatMinor(this.minor, this.decimals);
+  }
+
+  /** Serialised as its canonical decimal string, never as a JSON number. */
+  toJSON(): string {
+    return this.toString();
+  }
+
+  /**
+   * The JSON number for the provider. Proved exact: the number must print as the canonical
+   * decimal without trailing zeros ('12.50' → 12.5, '1500' → 1500), otherwise it is refused.
+   */
+  toProviderNumber(): number {
+    const decimal = this.toString().replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+    const value = Number(decimal);
+    if (!Number.isFinite(value) || String(value) !== decimal) {
+      throw new MoneyError('not_representable', `${decimal} ${this.currency} cannot be sent exactly as a JSON number`);
+    }
+    return value;
+  }
+
+  plus(other: Money): Money {
+    this.assertSameCurrency(other);
+    return new Money(this.minor + other.minor, this.currency, this.decimals);
+  }
+
+  minus(other: Money): Money {
+    this.assertSameCurrency(other);
+    return new Money(this.minor - other.minor, this.currency, this.decimals);
+  }
+
+  /** -1, 0 or 1; amounts of different currencies are not comparable (MoneyError). */
+  compare(other: Money): -1 | 0 | 1 {
+    this.assertSameCurrency(other);
+    return this.minor < other.minor ? -1 : this.minor > other.minor ? 1 : 0;
+  }
+
+  isZero(): boolean {
+    return this.minor === 0n;
+  }
+
+  /** Same currency and same amount ('12.5' and '12.50' EUR are equal). */
+  equals(other: Money): boolean {
+    return other instanceof Money && this.currency === other.currency && this.decimals === other.decimals && this.minor === other.minor;
+  }
+
+  /** Largest-remainder split of this amount by percentage rates; see `allocateMinor`. */
+  allocate(rates: readonly (string | number)[]): bigint[] {
+    return allocateMinor(this.minor, rates);
+  }
+
+  private assertSameCurrency(other: Money): void {
+    if (this.currency !== other.currency || this.decimals !== other.decimals) {
+      throw new MoneyError('currency_mismatch', `cannot combine ${this.currency} with ${other.currency}`);
+    }
+  }
+}
+
+/**
+ * A percentage rate in ten-thousandths of a percent (33.33 → 333300n): a positive decimal string
+ * or number with at most `RATE_DECIMALS` decimals, at most 100. Refused: MoneyError('invalid_rate').
+ */
+export function parseRate(rate: unknown): bigint {
+  const checked = checkAmountInput(rate);
+  const invalid = () => new MoneyError('invalid_rate', 'a rate must be a positive percentage of at most 100 with at most 4 decimals');
+  if (!checked.ok || checked.parts.frac.length > RATE_DECIMALS || checked.parts.int.length > 3) throw invalid();
+  const value = toMinor(checked.parts, RATE_DECIMALS) as bigint;
+  if (value > 100n * 10n ** BigInt(RATE_DECIMALS)) throw invalid();
+  return value;
+}
+
+/**
+ * Splits `amountMinor` by percentage `rates` with the largest-remainder method, in minor units.
+ *
+ * The shares sum to exactly floor(amount × sum(rates) / 100): never more than the amount, and
+ * the whole amount when the rates sum to 100. Each share first gets the floor of its exact
+ * portion; the units left over go one each to the largest remainders, ties to the lower index,
+ * so the result is deterministic. Rates sum above 100: MoneyError('rates_above_100').
+ *
+ * 10000 at [33.33, 33.33, 33.34] → [3333, 3333, 3334]; 100 at [33, 33, 33] → [33, 33, 33]
+ * (1% is nobody's); 1 at [50, 50] → [1, 0].
+ */
+export function allocateMinor(amountMinor: bigint, rates: readonly (string | number)[]): bigint[] {
+  if (typeof amountMinor !== 'bigint' || amountMinor < 0n) throw new MoneyError('not_positive', 'only a non-negative amount can be allocated');
+  const scaled = rates.map(parseRate);
+  const whole = 100n * 10n ** BigInt(RATE_DECIMALS);
+  const rateSum = scaled.reduce((sum, r) => sum + r, 0n);
+  if (rateSum > whole) throw new MoneyError('rates_above_100', 'rates must sum to at most 100');
+  const target = (amountMinor * rateSum) / whole;
+  const shares = scaled.map((r) => (amountMinor * r) / whole);
+  const remainders = scaled.map((r, index) => ({ index, remainder: (amountMinor * r) % whole }));
+  let left = target - shares.reduce((sum, s) => sum + s, 0n);
+  remainders.sort((a, b) => (a.remainder === b.remainder ? a.index - b.index : a.remainder > b.remainder ? -1 : 1));
+  // Fewer leftover units than shares: each floor loses less than one unit and the sum of losses is
+  // below the number of shares, so one pass suffices.
+  for (const { index } of remainders) {
+    if (left <= 0n) break;
+    shares[index] += 1n;
+    left -= 1n;
+  }
+  return shares;
+}
+
+/**
+ * Reads a stored decimal (a Prisma `Decimal`, whose toString() may use an exponent such as
+ * '1e-7' or '1e+21', or a plain string) without going through a float. Any sign and zero are
+ * accepted and the maximum is not applied (stored data was validated when written, and a later
+ * lower maximum must not make it unreadable), but a non-zero digit beyond the currency's
+ * decimals is refused: that is corrupt data, and it is never rounded.
+ */
+export function parseStoredDecimal(value: string | { toString(): string }, rule: CurrencyRule): Money {
+  checkRule(rule);
+  const text = value === null || value === undefined ? '' : String(value.toString()).trim();
+  const parts = parseExponentDecimal(text);
+  if (parts === null) throw new MoneyError('not_a_number', `stored amount "${text.slice(0, 40)}" is not a decimal`);
+  const minor = toMinor(parts, rule.decimals);
+  if (typeof minor !== 'bigint') throw new MoneyError(minor, `stored amount ${text} has more than ${rule.decimals} decimals for ${rule.code}`);
+  return Money.fromMinor(minor, rule);
+}
+
+/** The rule of an accepted currency; exact, case-sensitive ISO code; never an inherited key. */
+export function currencyRuleFor(currencies: Record<string, CurrencyRule>, code: string): CurrencyRule {
+  if (typeof code !== 'string' || !Object.prototype.hasOwnProperty.call(currencies, code)) {
+    throw new MoneyError('unknown_currency', `currency must be one of ${Object.keys(currencies).join(', ')}`);
+  }
+  return currencies[code];
+}
