@@ -2,12 +2,15 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
+import { CallbacksModule } from './callbacks/callbacks.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { LoggingModule } from './logging/logging.module';
+import { OrdersModule } from './orders/orders.module';
 import { ProviderModule } from './provider/provider.module';
 
 @Module({})
@@ -16,7 +19,7 @@ export class AppModule {
   static forRoot(config: AppConfig, logger: Logger, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, AuthModule, ProviderModule, HealthModule, ...extraImports],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, HealthModule, ...extraImports],
       providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
     };
   }

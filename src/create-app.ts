@@ -3,6 +3,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { createValidationPipe } from './common/validation';
@@ -34,8 +35,11 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
     bufferLogs: false,
     // Throw instead of exiting the process: a service embedded in tests or a runner must fail visibly.
     abortOnError: false,
+    // Body parsing is ours (registerBodyParsers): callbacks need the raw body and any content type.
+    bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  registerBodyParsers(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     requestContext.run({ requestId: request.id }, done);
@@ -53,6 +57,36 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
   setUpSwagger(app);
   await app.init();
   return app;
+}
+
+const CALLBACK_PREFIX = '/v1/callbacks/';
+type RawBodyRequest = { url: string; rawBody?: string };
+
+/**
+ * JSON and form bodies for every route, each also kept as text (`rawBody`) so that provider
+ * callbacks are stored exactly as they arrived. Callback routes accept any content type and an
+ * empty JSON body; elsewhere an unknown content type is 415.
+ */
+function registerBodyParsers(fastify: FastifyInstance) {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    (request as RawBodyRequest).rawBody = text;
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    (request as RawBodyRequest).rawBody = body as string;
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  fastify.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    if (!request.url.startsWith(CALLBACK_PREFIX)) {
+      return done(Object.assign(new Error(`Unsupported media type: ${String(request.headers['content-type'])}`), { statusCode: 415 }), undefined);
+    }
+    (request as RawBodyRequest).rawBody = body as string;
+    done(null, body);
+  });
 }
 
 function setUpSwagger(app: NestFastifyApplication) {

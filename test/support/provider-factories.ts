@@ -42,3 +42,17 @@ export function cardUserBody(overrides: Partial<CardUserBody> = {}): CardUserBod
 export function uniqueEmail(prefix = 'user'): string {
   return `${prefix}.${randomUUID().slice(0, 8)}@example.com`;
 }
+
+/** A valid POST /v1/orders body (camelCase, our API), with any field overridden. */
+export function orderRequest(overrides: Record<string, unknown> = {}) {
+  return {
+    amount: '1500',
+    currency: 'XAF',
+    wallet: TEST_WALLETS.SUCCESS,
+    service: 1,
+    description: 'Order #1042',
+    payer: 'Awa Ndiaye',
+    payerEmail: 'awa@example.com',
+    ...overrides,
+  };
+}

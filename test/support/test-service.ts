@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, loadAppConfig } from '../../src/config/app-config';
@@ -36,8 +37,12 @@ export async function startTestService(
   sandbox: RunningSandbox,
   env: Record<string, string> = {},
   extraImports: DynamicModule['imports'] = [],
+  options: { listen?: boolean } = {},
 ): Promise<TestService> {
+  // Listening on a real port is what lets the sandbox deliver callbacks to this instance.
+  const port = options.listen ? await freePort() : undefined;
   const config = loadAppConfig({
+    ...(port ? { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } : {}),
     NODE_ENV: 'test',
     DATABASE_URL: testDatabaseUrl(),
     PROVIDER_BASE_URL: sandbox.url,
@@ -48,6 +53,7 @@ export async function startTestService(
   const logs = new LogCapture();
   const app = await createApp(config, createLogger(config.logLevel, logs.destination), { extraImports });
   await app.getHttpAdapter().getInstance().ready();
+  if (port) await app.listen({ port, host: '127.0.0.1' });
   return {
     app,
     config,
@@ -58,4 +64,15 @@ export async function startTestService(
     bearer: (sub, ...roles) => mintToken({ sub, roles: roles.length ? roles : ['customer'], ttl: '1h', secret: config.auth.jwtSecret! }),
     close: () => app.close(),
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -1,0 +1,57 @@
+import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { Auth } from '../auth/auth.decorator';
+import { CallbackAckDto, CallbackPageDto, ListCallbacksQueryDto } from './callbacks.dto';
+import { CallbacksService } from './callbacks.service';
+
+const CALLBACK_PATH = 'payin/:orderId/:outcome';
+
+@ApiTags('Provider callbacks')
+@Controller('v1/callbacks')
+export class CallbacksController {
+  constructor(private readonly callbacks: CallbacksService) {}
+
+  @Post(CALLBACK_PATH)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Provider notification (successUrl / failureUrl)',
+    description:
+      'Called by the provider, not by clients. Accepts GET and POST with any content type or none. 200 once the callback is stored; 404 for a missing or wrong token; 5xx if it could not be stored, so that the provider retries.',
+  })
+  @ApiOkResponse({ type: CallbackAckDto })
+  @ApiNotFoundResponse({ description: 'Unknown order or wrong token (recorded as REJECTED)' })
+  receivePost(@Req() request: FastifyRequest, @Param('orderId') orderId: string, @Param('outcome') outcome: string): Promise<CallbackAckDto> {
+    return this.receive(request, orderId, outcome);
+  }
+
+  @Get(CALLBACK_PATH)
+  @ApiExcludeEndpoint()
+  receiveGet(@Req() request: FastifyRequest, @Param('orderId') orderId: string, @Param('outcome') outcome: string): Promise<CallbackAckDto> {
+    return this.receive(request, orderId, outcome);
+  }
+
+  @Get()
+  @Auth('finance')
+  @ApiOperation({ summary: 'Stored provider callbacks, newest first (finance)' })
+  @ApiOkResponse({ type: CallbackPageDto })
+  list(@Query() query: ListCallbacksQueryDto): Promise<CallbackPageDto> {
+    return this.callbacks.list(query);
+  }
+
+  private receive(request: FastifyRequest, orderId: string, outcome: string): Promise<CallbackAckDto> {
+    const contentType = request.headers['content-type'];
+    const raw = (request as FastifyRequest & { rawBody?: string }).rawBody;
+    return this.callbacks.receive({
+      pathOrderId: orderId,
+      outcome,
+      method: request.method,
+      query: { ...(request.query as Record<string, unknown>) },
+      headers: { ...request.headers },
+      contentType: typeof contentType === 'string' ? contentType : null,
+      rawBody: raw ?? null,
+      remoteIp: request.ip ?? null,
+      requestId: String(request.id),
+    });
+  }
+}

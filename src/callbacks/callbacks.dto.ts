@@ -1,0 +1,98 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+
+export const CALLBACK_RESULTS = ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] as const;
+
+export class CallbackAckDto {
+  @ApiProperty({ example: 'received' })
+  status: 'received';
+
+  @ApiProperty({ format: 'uuid' })
+  callbackId: string;
+}
+
+export class CallbackRecordDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null when the URL named no order or its token was wrong' })
+  orderId: string | null;
+
+  @ApiProperty({ description: 'Order id as it appeared in the URL' })
+  pathOrderId: string;
+
+  @ApiProperty({ example: 'success' })
+  outcome: string;
+
+  @ApiProperty({ enum: CALLBACK_RESULTS })
+  result: string;
+
+  @ApiProperty({ example: 'POST' })
+  method: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Query parameters, token redacted' })
+  query: unknown;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Headers without secrets' })
+  headers: unknown;
+
+  @ApiProperty({ nullable: true, type: String })
+  contentType: string | null;
+
+  @ApiProperty({ nullable: true, type: String, description: 'The body exactly as received' })
+  rawBody: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  remoteIp: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  requestId: string | null;
+
+  @ApiProperty()
+  receivedAt: string;
+}
+
+export class CallbackPageDto {
+  @ApiProperty({ type: [CallbackRecordDto] })
+  items: CallbackRecordDto[];
+
+  @ApiProperty({ nullable: true, type: String })
+  nextCursor: string | null;
+}
+
+export class ListCallbacksQueryDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  orderId?: string;
+
+  @ApiPropertyOptional({ enum: CALLBACK_RESULTS })
+  @IsOptional()
+  @IsIn(CALLBACK_RESULTS)
+  result?: (typeof CALLBACK_RESULTS)[number];
+
+  @ApiPropertyOptional({ example: '2026-11-01T00:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}

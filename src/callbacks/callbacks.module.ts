@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { OrdersModule } from '../orders/orders.module';
+import { CallbacksController } from './callbacks.controller';
+import { CallbacksRepository } from './callbacks.repository';
+import { CallbacksService } from './callbacks.service';
+
+@Module({ imports: [OrdersModule], controllers: [CallbacksController], providers: [CallbacksService, CallbacksRepository] })
+export class CallbacksModule {}

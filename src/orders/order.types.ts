@@ -1,0 +1,105 @@
+/** Domain shapes of the orders area; Prisma's types stay inside the repositories. */
+
+export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'EXPIRED'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** No callback changes these: a contradicting one is recorded as a conflict for finance. */
+export const FINAL_STATUSES: readonly OrderStatus[] = ['SUCCEEDED', 'FAILED'];
+
+/** A callback decides an order in one of these (PENDING too: a callback may beat the provider's answer). */
+export const CALLBACK_DECIDABLE: readonly OrderStatus[] = ['PENDING', 'PROCESSING', 'UNKNOWN', 'EXPIRED'];
+
+export type CallbackOutcome = 'success' | 'failure';
+export type CallbackResult = 'APPLIED' | 'DUPLICATE' | 'CONFLICT' | 'REJECTED';
+
+export interface OrderRecord {
+  id: string;
+  reference: string;
+  customerId: string;
+  status: OrderStatus;
+  /** Plain decimal string as stored, e.g. "1500" or "12.5". */
+  amount: string;
+  currency: string;
+  service: number;
+  wallet: string;
+  description: string;
+  payer: string;
+  payerEmail: string;
+  providerReference: string | null;
+  providerTransactionReference: string | null;
+  failureReason: string | null;
+  needsReview: boolean;
+  submittedAt: Date | null;
+  processingSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface StatusChangeRecord {
+  id: bigint;
+  orderId: string;
+  fromStatus: OrderStatus | null;
+  toStatus: OrderStatus;
+  reason: string;
+  detail: string | null;
+  callbackId: string | null;
+  at: Date;
+}
+
+export interface CallbackRecord {
+  id: string;
+  orderId: string | null;
+  pathOrderId: string;
+  outcome: string;
+  result: CallbackResult;
+  method: string;
+  query: unknown;
+  headers: unknown;
+  contentType: string | null;
+  rawBody: string | null;
+  remoteIp: string | null;
+  requestId: string | null;
+  receivedAt: Date;
+}
+
+export interface NewOrder {
+  reference: string;
+  customerId: string;
+  amount: string;
+  currency: string;
+  service: number;
+  wallet: string;
+  description: string;
+  payer: string;
+  payerEmail: string;
+}
+
+export interface OrderFilter {
+  customerId?: string;
+  status?: OrderStatus;
+  currency?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** Position after which to continue, newest first. */
+  after?: { createdAt: Date; id: string };
+}
+
+/** What the provider's answer to the pay-in did to the order. */
+export type SubmissionOutcome =
+  | { status: 'PROCESSING'; providerReference: string; providerTransactionReference: string | null; detail: string }
+  | { status: 'FAILED'; failureReason: string; providerReference?: string | null }
+  | { status: 'UNKNOWN'; detail: string };
+
+/** Published after every committed transition. */
+export interface OrderStatusEvent {
+  orderId: string;
+  changeId: string;
+  fromStatus: OrderStatus | null;
+  status: OrderStatus;
+  reason: string;
+  at: string;
+}

@@ -1,0 +1,64 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Sse, type MessageEvent } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { map, type Observable } from 'rxjs';
+import { Auth, CurrentUser } from '../auth/auth.decorator';
+import type { AuthUser } from '../auth/auth.types';
+import { Idempotent } from '../idempotency/idempotent.decorator';
+import { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto, OrderStatusEventDto } from './orders.dto';
+import { OrdersService, provesNotSent } from './orders.service';
+
+@ApiTags('Pay-in orders')
+@Controller('v1/orders')
+export class OrdersController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Auth('customer')
+  @Idempotent('orders.create', { releaseOn: provesNotSent })
+  @ApiOperation({
+    summary: 'Collect a payment from a mobile wallet',
+    description:
+      'Stores the order, sends the pay-in to the provider and answers with the order: PROCESSING (accepted; the outcome arrives by callback), FAILED (refused by the provider, see failureReason) or UNKNOWN (the provider’s answer was lost: the money may move; never resubmitted automatically). Watch it with GET /v1/orders/{id}/events.',
+  })
+  @ApiCreatedResponse({ type: OrderDto })
+  @ApiTooManyRequestsResponse({ description: 'The hourly provider budget is spent (Retry-After); nothing was sent and the key may be reused' })
+  create(@CurrentUser() user: AuthUser, @Body() body: CreateOrderDto): Promise<OrderDto> {
+    return this.orders.create(user, body);
+  }
+
+  @Get()
+  @Auth()
+  @ApiOperation({ summary: 'List orders, newest first', description: 'A customer sees its own orders; finance and admin see all.' })
+  @ApiOkResponse({ type: OrderPageDto })
+  list(@CurrentUser() user: AuthUser, @Query() query: ListOrdersQueryDto): Promise<OrderPageDto> {
+    return this.orders.list(user, query);
+  }
+
+  @Get(':id')
+  @Auth()
+  @ApiOperation({ summary: 'One order with its status history and callbacks' })
+  @ApiOkResponse({ type: OrderDetailDto })
+  @ApiNotFoundResponse({ description: 'No such order, or not yours' })
+  get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<OrderDetailDto> {
+    return this.orders.get(user, id);
+  }
+
+  @Sse(':id/events')
+  @Auth()
+  @ApiOperation({
+    summary: 'Live status (Server-Sent Events)',
+    description: 'A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED.',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ type: OrderStatusEventDto, description: 'text/event-stream of `status` events whose data is this object' })
+  events(@CurrentUser() user: AuthUser, @Param('id') id: string): Observable<MessageEvent> {
+    return this.orders.statusEvents(user, id).pipe(
+      map((event) => ({
+        type: 'status',
+        id: event.changeId,
+        data: { orderId: event.orderId, status: event.status, fromStatus: event.fromStatus, reason: event.reason, at: event.at },
+      })),
+    );
+  }
+}

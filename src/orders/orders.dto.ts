@@ -1,0 +1,211 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
+import { ORDER_STATUSES, type OrderStatus } from './order.types';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateOrderDto {
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+    example: '1500',
+    description: 'Positive decimal, as a string or a number, with no more decimals than the currency allows (XAF and XOF: none; EUR and USD: 2). Never rounded.',
+  })
+  @IsMoneyAmount()
+  amount: string | number;
+
+  @ApiProperty({ example: 'XAF', description: 'ISO 4217 code among the accepted currencies (CURRENCIES)' })
+  @IsCurrencyCode()
+  currency: string;
+
+  @ApiProperty({ example: '237600000001', description: "The customer's mobile wallet (digits). In the sandbox, the wallet chooses the outcome." })
+  @Transform(trim)
+  @IsString()
+  @Matches(/^\d{6,20}$/, { message: 'wallet must be 6 to 20 digits' })
+  wallet: string;
+
+  @ApiProperty({ example: 1, description: "The provider's integer service code (sent as the `service` header)" })
+  @IsInt()
+  @Min(0)
+  @Max(2_147_483_647)
+  service: number;
+
+  @ApiProperty({ example: 'Order #1042: 2 tickets', maxLength: 255 })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 255)
+  description: string;
+
+  @ApiProperty({ example: 'Awa Ndiaye', maxLength: 120 })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 120)
+  payer: string;
+
+  @ApiProperty({ example: 'awa@example.com' })
+  @Transform(trim)
+  @IsEmail({}, { message: 'payerEmail must be an email address' })
+  @MaxLength(254)
+  payerEmail: string;
+
+  @ApiPropertyOptional({ example: '123456', description: 'One-time code some mobile-money operators require; forwarded as the `otp` header, never stored.' })
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
+  @IsString()
+  @Matches(/^\d{4,8}$/, { message: 'otp must be 4 to 8 digits' })
+  otp?: string;
+}
+
+export class OrderDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'ord_3f1c0b6e2a9d4c7b8e5f6a1b2c3d4e5f', description: 'Sent to the provider as order_id; unique, never reused' })
+  reference: string;
+
+  @ApiProperty({ enum: ORDER_STATUSES, example: 'PROCESSING' })
+  status: OrderStatus;
+
+  @ApiProperty({ example: '1500', description: 'Decimal string with the currency’s minor units' })
+  amount: string;
+
+  @ApiProperty({ example: 'XAF' })
+  currency: string;
+
+  @ApiProperty({ example: 1 })
+  service: number;
+
+  @ApiProperty({ example: '237600000001' })
+  wallet: string;
+
+  @ApiProperty()
+  description: string;
+
+  @ApiProperty()
+  payer: string;
+
+  @ApiProperty()
+  payerEmail: string;
+
+  @ApiProperty({ nullable: true, type: String, example: 'SP35245212801583' })
+  providerReference: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  providerTransactionReference: string | null;
+
+  @ApiProperty({ nullable: true, type: String, example: null })
+  failureReason: string | null;
+
+  @ApiProperty({ description: 'A callback contradicted a final status: finance must look at this order' })
+  needsReview: boolean;
+
+  @ApiProperty()
+  createdAt: string;
+
+  @ApiProperty()
+  updatedAt: string;
+}
+
+export class OrderStatusChangeDto {
+  @ApiProperty({ enum: ORDER_STATUSES, nullable: true })
+  fromStatus: OrderStatus | null;
+
+  @ApiProperty({ enum: ORDER_STATUSES })
+  status: OrderStatus;
+
+  @ApiProperty({ example: 'provider_accepted', description: 'created, provider_accepted, provider_rejected, provider_outcome_unknown, callback_success, callback_failure, expired, submission_interrupted' })
+  reason: string;
+
+  @ApiProperty({ nullable: true, type: String })
+  detail: string | null;
+
+  @ApiProperty({ nullable: true, type: String, format: 'uuid' })
+  callbackId: string | null;
+
+  @ApiProperty()
+  at: string;
+}
+
+export class OrderCallbackSummaryDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['success', 'failure'] })
+  outcome: string;
+
+  @ApiProperty({ enum: ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] })
+  result: string;
+
+  @ApiProperty()
+  receivedAt: string;
+}
+
+export class OrderDetailDto extends OrderDto {
+  @ApiProperty({ type: [OrderStatusChangeDto] })
+  history: OrderStatusChangeDto[];
+
+  @ApiProperty({ type: [OrderCallbackSummaryDto] })
+  callbacks: OrderCallbackSummaryDto[];
+}
+
+export class OrderPageDto {
+  @ApiProperty({ type: [OrderDto] })
+  items: OrderDto[];
+
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
+  nextCursor: string | null;
+}
+
+export class ListOrdersQueryDto {
+  @ApiPropertyOptional({ enum: ORDER_STATUSES })
+  @IsOptional()
+  @IsIn(ORDER_STATUSES)
+  status?: OrderStatus;
+
+  @ApiPropertyOptional({ example: 'XAF' })
+  @IsOptional()
+  @IsCurrencyCode()
+  currency?: string;
+
+  @ApiPropertyOptional({ description: 'Created at or after (ISO 8601)', example: '2026-11-01T00:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'Created before (ISO 8601)', example: '2026-12-01T00:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+export class OrderStatusEventDto {
+  @ApiProperty({ format: 'uuid' })
+  orderId: string;
+
+  @ApiProperty({ enum: ORDER_STATUSES })
+  status: OrderStatus;
+
+  @ApiProperty({ enum: ORDER_STATUSES, nullable: true })
+  fromStatus: OrderStatus | null;
+
+  @ApiProperty()
+  reason: string;
+
+  @ApiProperty()
+  at: string;
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { CallbackUrlsService } from './callback-urls.service';
+import { OrderEventsService } from './order-events.service';
+import { OrderExpiryScheduler } from './order-expiry.scheduler';
+import { OrdersController } from './orders.controller';
+import { OrdersRepository } from './orders.repository';
+import { OrdersService } from './orders.service';
+
+@Module({
+  controllers: [OrdersController],
+  providers: [OrdersService, OrdersRepository, OrderEventsService, OrderExpiryScheduler, CallbackUrlsService],
+  exports: [OrdersService, CallbackUrlsService],
+})
+export class OrdersModule {}

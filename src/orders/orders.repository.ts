@@ -1,0 +1,240 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../database/prisma.service';
+import type {
+  CallbackOutcome,
+  CallbackRecord,
+  CallbackResult,
+  NewOrder,
+  OrderFilter,
+  OrderRecord,
+  OrderStatus,
+  OrderStatusEvent,
+  PageRequest,
+  StatusChangeRecord,
+  SubmissionOutcome,
+} from './order.types';
+import { CALLBACK_DECIDABLE } from './order.types';
+
+type Tx = Prisma.TransactionClient;
+type OrderRow = Prisma.OrderGetPayload<object>;
+
+export const ORDER_EVENTS_CHANNEL = 'order_status';
+/** Names the expiry sweep's advisory lock: one instance sweeps at a time. */
+const EXPIRY_SWEEP_LOCK = 7_340_002;
+const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
+
+export interface IncomingCallback {
+  pathOrderId: string;
+  /** Set only when the token proved this URL was issued for this order and outcome. */
+  verifiedOrderId: string | null;
+  outcome: string;
+  method: string;
+  query: unknown;
+  headers: unknown;
+  contentType: string | null;
+  rawBody: string | null;
+  remoteIp: string | null;
+  requestId: string | null;
+}
+
+export interface CallbackApplication {
+  callback: CallbackRecord;
+  event?: OrderStatusEvent;
+}
+
+/**
+ * Orders, their history and their callbacks. Every state change happens in one transaction with
+ * the order row locked, and publishes its event with pg_notify, which PostgreSQL delivers only if
+ * the transaction commits.
+ */
+@Injectable()
+export class OrdersRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(order: NewOrder): Promise<{ order: OrderRecord; event: OrderStatusEvent }> {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await tx.order.create({ data: { ...order, status: 'PENDING' } });
+      const event = await this.recordChange(tx, row.id, null, 'PENDING', 'created', 'Order stored, not yet sent to the provider');
+      return { order: toOrder(row), event };
+    }, TX_LIMITS);
+  }
+
+  /** Marks the order as handed to the provider: from here on a crash leaves it visibly in doubt. */
+  async markSubmitted(orderId: string): Promise<void> {
+    await this.prisma.order.update({ where: { id: orderId }, data: { submittedAt: new Date() } });
+  }
+
+  /**
+   * Records the provider's answer. Only a PENDING order moves: a callback may already have
+   * decided it, in which case the provider's references are still kept.
+   */
+  async recordSubmission(orderId: string, outcome: SubmissionOutcome): Promise<{ order: OrderRecord; event?: OrderStatusEvent }> {
+    return this.prisma.$transaction(async (tx) => {
+      const current = await lockOrder(tx, orderId);
+      if (!current) throw new Error(`order ${orderId} vanished`);
+      const references =
+        outcome.status === 'PROCESSING'
+          ? { providerReference: current.providerReference ?? outcome.providerReference, providerTransactionReference: current.providerTransactionReference ?? outcome.providerTransactionReference }
+          : outcome.status === 'FAILED' && outcome.providerReference
+            ? { providerReference: current.providerReference ?? outcome.providerReference }
+            : {};
+      if (current.status !== 'PENDING') {
+        const row = await tx.order.update({ where: { id: orderId }, data: references });
+        return { order: toOrder(row) };
+      }
+      const row = await tx.order.update({
+        where: { id: orderId },
+        data: {
+          ...references,
+          status: outcome.status,
+          ...(outcome.status === 'PROCESSING' ? { processingSince: new Date() } : {}),
+          ...(outcome.status === 'FAILED' ? { failureReason: outcome.failureReason } : {}),
+        },
+      });
+      const reason = { PROCESSING: 'provider_accepted', FAILED: 'provider_rejected', UNKNOWN: 'provider_outcome_unknown' }[outcome.status];
+      const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
+      const event = await this.recordChange(tx, orderId, 'PENDING', outcome.status, reason, detail);
+      return { order: toOrder(row), event };
+    }, TX_LIMITS);
+  }
+
+  /** Stores the callback and applies what it says, atomically; the stored record says what happened. */
+  async applyCallback(incoming: IncomingCallback): Promise<CallbackApplication> {
+    return this.prisma.$transaction(async (tx) => {
+      const order = incoming.verifiedOrderId ? await lockOrder(tx, incoming.verifiedOrderId) : null;
+      const outcome = incoming.outcome as CallbackOutcome;
+      const result: CallbackResult = !order ? 'REJECTED' : decideCallback(order.status, outcome);
+      const callback = await tx.providerCallback.create({
+        data: {
+          orderId: order?.id ?? null,
+          pathOrderId: incoming.pathOrderId.slice(0, 100),
+          outcome: incoming.outcome.slice(0, 20),
+          result,
+          method: incoming.method,
+          query: (incoming.query ?? {}) as Prisma.InputJsonValue,
+          headers: (incoming.headers ?? {}) as Prisma.InputJsonValue,
+          contentType: incoming.contentType,
+          rawBody: incoming.rawBody,
+          remoteIp: incoming.remoteIp,
+          requestId: incoming.requestId,
+        },
+      });
+      if (!order || result === 'DUPLICATE') return { callback: toCallback(callback) };
+      if (result === 'CONFLICT') {
+        await tx.order.update({ where: { id: order.id }, data: { needsReview: true } });
+        return { callback: toCallback(callback) };
+      }
+      const next: OrderStatus = outcome === 'success' ? 'SUCCEEDED' : 'FAILED';
+      await tx.order.update({
+        where: { id: order.id },
+        data: { status: next, ...(next === 'FAILED' ? { failureReason: 'The provider notified a failed payment' } : {}) },
+      });
+      const event = await this.recordChange(
+        tx,
+        order.id,
+        order.status as OrderStatus,
+        next,
+        outcome === 'success' ? 'callback_success' : 'callback_failure',
+        'Decided by the provider callback',
+        callback.id,
+      );
+      return { callback: toCallback(callback), event };
+    }, TX_LIMITS);
+  }
+
+  /**
+   * One instance at a time (advisory lock, skipped if taken): PROCESSING orders past their
+   * deadline become EXPIRED; orders left PENDING after being handed to the provider (a crash
+   * between the call and the write) become UNKNOWN.
+   */
+  async sweep(expiryMinutes: number, stalePendingSeconds: number): Promise<OrderStatusEvent[] | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${EXPIRY_SWEEP_LOCK}) AS locked`;
+      if (!locked) return undefined;
+      const expired = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE orders SET status = 'EXPIRED', updated_at = now()
+        WHERE status = 'PROCESSING' AND processing_since < now() - make_interval(mins => ${expiryMinutes})
+        RETURNING id::text AS id`;
+      const stale = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE orders SET status = 'UNKNOWN', updated_at = now()
+        WHERE status = 'PENDING' AND submitted_at < now() - make_interval(secs => ${stalePendingSeconds})
+        RETURNING id::text AS id`;
+      const events: OrderStatusEvent[] = [];
+      for (const { id } of expired) {
+        events.push(await this.recordChange(tx, id, 'PROCESSING', 'EXPIRED', 'expired', `No callback within ${expiryMinutes} minutes`));
+      }
+      for (const { id } of stale) {
+        events.push(await this.recordChange(tx, id, 'PENDING', 'UNKNOWN', 'submission_interrupted', 'Sent to the provider, but its answer was never recorded'));
+      }
+      return events;
+    }, TX_LIMITS);
+  }
+
+  async findById(id: string): Promise<OrderRecord | undefined> {
+    const row = await this.prisma.order.findUnique({ where: { id } });
+    return row ? toOrder(row) : undefined;
+  }
+
+  async history(orderId: string): Promise<StatusChangeRecord[]> {
+    const rows = await this.prisma.orderStatusChange.findMany({ where: { orderId }, orderBy: { id: 'asc' } });
+    return rows.map((r) => ({ ...r, fromStatus: r.fromStatus as OrderStatus | null, toStatus: r.toStatus as OrderStatus }));
+  }
+
+  async callbacksOf(orderId: string): Promise<CallbackRecord[]> {
+    const rows = await this.prisma.providerCallback.findMany({ where: { orderId }, orderBy: { receivedAt: 'asc' } });
+    return rows.map(toCallback);
+  }
+
+  async list(filter: OrderFilter, page: PageRequest): Promise<OrderRecord[]> {
+    const where: Prisma.OrderWhereInput = {
+      ...(filter.customerId ? { customerId: filter.customerId } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.currency ? { currency: filter.currency } : {}),
+      ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+    };
+    const after = page.after;
+    const rows = await this.prisma.order.findMany({
+      where: after
+        ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
+        : where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: page.limit,
+    });
+    return rows.map(toOrder);
+  }
+
+  private async recordChange(
+    tx: Tx,
+    orderId: string,
+    fromStatus: OrderStatus | null,
+    toStatus: OrderStatus,
+    reason: string,
+    detail?: string,
+    callbackId?: string,
+  ): Promise<OrderStatusEvent> {
+    const change = await tx.orderStatusChange.create({ data: { orderId, fromStatus, toStatus, reason, detail, callbackId } });
+    const event: OrderStatusEvent = { orderId, changeId: String(change.id), fromStatus, status: toStatus, reason, at: change.at.toISOString() };
+    await tx.$executeRaw`SELECT pg_notify(${ORDER_EVENTS_CHANNEL}, ${JSON.stringify(event)})`;
+    return event;
+  }
+}
+
+function decideCallback(status: OrderStatus, outcome: CallbackOutcome): CallbackResult {
+  if (CALLBACK_DECIDABLE.includes(status)) return 'APPLIED';
+  const agrees = (status === 'SUCCEEDED' && outcome === 'success') || (status === 'FAILED' && outcome === 'failure');
+  return agrees ? 'DUPLICATE' : 'CONFLICT';
+}
+
+async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
+  await tx.$queryRaw`SELECT id FROM orders WHERE id = ${id}::uuid FOR UPDATE`;
+  return tx.order.findUnique({ where: { id } });
+}
+
+function toOrder(row: OrderRow): OrderRecord {
+  return { ...row, status: row.status as OrderStatus, amount: row.amount.toFixed() };
+}
+
+function toCallback(row: Prisma.ProviderCallbackGetPayload<object>): CallbackRecord {
+  return { ...row, result: row.result as CallbackResult };
+}

@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import type { Logger } from 'pino';
+import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { NotFoundError, ValidationFailedError } from '../common/domain-error';
+import { MoneyError, parseStoredDecimal } from '../common/money';
+import { validateAmountForCurrency } from '../common/money.validator';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { APP_LOGGER } from '../logging/logging.module';
+import { PayinClient } from '../provider/clients/payin.client';
+import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
+import type { PayinEnvelope } from '../provider/provider.types';
+import { CallbackUrlsService } from './callback-urls.service';
+import { OrderEventsService } from './order-events.service';
+import { FINAL_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type OrderStatusEvent, type SubmissionOutcome } from './order.types';
+import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
+import { OrdersRepository, type IncomingCallback } from './orders.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_PAGE_SIZE = 50;
+
+/** An error that proves the pay-in never reached the provider: nothing can have moved. */
+export function provesNotSent(error: unknown): boolean {
+  return error instanceof ProviderError && error.outcomeKnown && !(error instanceof ProviderRejectedError);
+}
+
+@Injectable()
+export class OrdersService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly payin: PayinClient,
+    private readonly callbackUrls: CallbackUrlsService,
+    private readonly events: OrderEventsService,
+    @InjectConfig() private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Stores the order, then asks the provider. The provider's answer decides PROCESSING, FAILED
+   * (a refusal) or UNKNOWN (timeout, 5xx, lost or unreadable answer: the money may have moved,
+   * so the order is never resubmitted under a new reference). An error proving the request was
+   * never sent (budget spent, provider unreachable, our credentials refused) fails the order and
+   * is returned to the caller as that error.
+   */
+  async create(user: AuthUser, dto: CreateOrderDto): Promise<OrderDto> {
+    const checked = validateAmountForCurrency(dto.amount, dto.currency, this.config.currencies);
+    if ('errors' in checked) throw new ValidationFailedError(checked.errors);
+    let providerAmount: number;
+    try {
+      providerAmount = checked.money.toProviderNumber();
+    } catch (error) {
+      if (error instanceof MoneyError) throw new ValidationFailedError([{ field: 'amount', message: 'amount cannot be sent to the provider exactly' }]);
+      throw error;
+    }
+
+    const created = await this.orders.create({
+      reference: `ord_${randomUUID().replace(/-/g, '')}`,
+      customerId: user.id,
+      amount: checked.money.toString(),
+      currency: dto.currency,
+      service: dto.service,
+      wallet: dto.wallet,
+      description: dto.description,
+      payer: dto.payer,
+      payerEmail: dto.payerEmail,
+    });
+    this.events.publishLocal(created.event);
+    const order = created.order;
+
+    await this.orders.markSubmitted(order.id);
+    let outcome: SubmissionOutcome;
+    let notSent: unknown;
+    try {
+      const envelope = await this.payin.collect(
+        { wallet: order.wallet, amount: providerAmount, currency: order.currency, order_id: order.reference, description: order.description, payer: order.payer, payerEmail: order.payerEmail, ...this.callbackUrls.urlsFor(order.id) },
+        { service: order.service, ...(dto.otp ? { otp: Number(dto.otp) } : {}) },
+      );
+      outcome = acceptedOutcome(envelope);
+    } catch (error) {
+      outcome = failedOutcome(error);
+      if (provesNotSent(error)) notSent = error;
+      else if (!(error instanceof ProviderError)) this.logger.error({ err: error, orderId: order.id }, 'unexpected error while submitting a pay-in');
+    }
+    const recorded = await this.orders.recordSubmission(order.id, outcome);
+    this.events.publishLocal(recorded.event);
+    if (notSent) throw notSent;
+    return this.toDto(recorded.order);
+  }
+
+  async get(user: AuthUser, id: string): Promise<OrderDetailDto> {
+    const order = await this.findVisible(user, id);
+    const [history, callbacks] = await Promise.all([this.orders.history(order.id), this.orders.callbacksOf(order.id)]);
+    return {
+      ...this.toDto(order),
+      history: history.map((h) => ({ fromStatus: h.fromStatus, status: h.toStatus, reason: h.reason, detail: h.detail, callbackId: h.callbackId, at: h.at.toISOString() })),
+      callbacks: callbacks.map((c) => ({ id: c.id, outcome: c.outcome, result: c.result, receivedAt: c.receivedAt.toISOString() })),
+    };
+  }
+
+  async list(user: AuthUser, query: ListOrdersQueryDto): Promise<OrderPageDto> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const filter: OrderFilter = {
+      customerId: canReadAll(user) ? undefined : user.id,
+      status: query.status,
+      currency: query.currency,
+      from: query.from ? new Date(query.from) : undefined,
+      to: query.to ? new Date(query.to) : undefined,
+    };
+    const rows = await this.orders.list(filter, { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined });
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return { items: items.map((o) => this.toDto(o)), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  }
+
+  /**
+   * `status` events for one order: the current status first, then each transition, ending after
+   * a final one. Transitions are buffered from before the snapshot is read, so none falls between.
+   */
+  statusEvents(user: AuthUser, id: string): Observable<OrderStatusEvent> {
+    return new Observable<OrderStatusEvent>((subscriber) => {
+      let lastChangeId = -1n;
+      let ready = false;
+      const buffered: OrderStatusEvent[] = [];
+      const emit = (event: OrderStatusEvent) => {
+        const changeId = BigInt(event.changeId);
+        if (changeId <= lastChangeId) return;
+        lastChangeId = changeId;
+        subscriber.next(event);
+        if (FINAL_STATUSES.includes(event.status)) subscriber.complete();
+      };
+      const live = this.events.forOrder(id).subscribe((event) => (ready ? emit(event) : buffered.push(event)));
+      this.findVisible(user, id)
+        .then(async (order) => {
+          const history = await this.orders.history(order.id);
+          const latest = history[history.length - 1];
+          emit({
+            orderId: order.id,
+            changeId: String(latest?.id ?? 0n),
+            fromStatus: latest?.fromStatus ?? null,
+            status: order.status,
+            reason: latest?.reason ?? 'created',
+            at: (latest?.at ?? order.updatedAt).toISOString(),
+          });
+          ready = true;
+          for (const event of buffered.splice(0).sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
+        })
+        .catch((error: unknown) => subscriber.error(error));
+      return () => live.unsubscribe();
+    });
+  }
+
+  /** For the callbacks area: stores and applies a provider callback, then tells the listeners. */
+  async applyCallback(incoming: IncomingCallback) {
+    const applied = await this.orders.applyCallback(incoming);
+    this.events.publishLocal(applied.event);
+    return applied.callback;
+  }
+
+  /** Existing and visible to this user, or 404: another customer's order does not exist for them. */
+  private async findVisible(user: AuthUser, id: string): Promise<OrderRecord> {
+    const order = UUID.test(id) ? await this.orders.findById(id) : undefined;
+    if (!order || (!canReadAll(user) && order.customerId !== user.id)) throw new NotFoundError(`No order ${id}.`);
+    return order;
+  }
+
+  private toDto(order: OrderRecord): OrderDto {
+    const rule = this.config.currencies[order.currency];
+    return {
+      id: order.id,
+      reference: order.reference,
+      status: order.status as OrderStatus,
+      amount: rule ? parseStoredDecimal(order.amount, rule).toString() : order.amount,
+      currency: order.currency,
+      service: order.service,
+      wallet: order.wallet,
+      description: order.description,
+      payer: order.payer,
+      payerEmail: order.payerEmail,
+      providerReference: order.providerReference,
+      providerTransactionReference: order.providerTransactionReference,
+      failureReason: order.failureReason,
+      needsReview: order.needsReview,
+      createdAt: order.createdAt.toISOString(),
+      updatedAt: order.updatedAt.toISOString(),
+    };
+  }
+}
+
+function acceptedOutcome(envelope: PayinEnvelope): SubmissionOutcome {
+  if (envelope?.success === true && envelope.status === 'PROCESSING' && typeof envelope.data?.reference === 'string') {
+    return {
+      status: 'PROCESSING',
+      providerReference: envelope.data.reference,
+      providerTransactionReference: envelope.data.transaction_reference ?? null,
+      detail: envelope.message ?? 'Accepted by the provider',
+    };
+  }
+  // A success status we do not recognise: the provider may be processing it.
+  return { status: 'UNKNOWN', detail: `Unrecognised provider answer (status ${String(envelope?.status)})` };
+}
+
+function failedOutcome(error: unknown): SubmissionOutcome {
+  if (error instanceof ProviderRejectedError) {
+    const data = (error.body as { data?: { reference?: unknown } } | undefined)?.data;
+    return {
+      status: 'FAILED',
+      failureReason: error.providerMessage ?? 'Rejected by the payment provider',
+      providerReference: typeof data?.reference === 'string' ? data.reference : null,
+    };
+  }
+  if (provesNotSent(error)) return { status: 'FAILED', failureReason: `Not sent to the payment provider (${(error as ProviderError).code})` };
+  return { status: 'UNKNOWN', detail: error instanceof ProviderError ? error.detail : 'The submission failed unexpectedly after it may have been sent' };
+}
+
+function encodeCursor(order: OrderRecord): string {
+  return Buffer.from(`${order.createdAt.toISOString()}|${order.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !UUID.test(id) || Number.isNaN(createdAt.getTime())) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
+  return { createdAt, id };
+}
