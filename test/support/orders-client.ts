@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import type { TestService } from './test-service';
+import { orderRequest } from './provider-factories';
+
+/** A customer of the service, speaking HTTP to it with its own bearer token. */
+export async function customer(service: TestService, sub = `cust_${randomUUID().slice(0, 8)}`, ...roles: ('customer' | 'finance' | 'admin')[]) {
+  const token = await service.bearer(sub, ...roles);
+  const http = () => request(service.server);
+  return {
+    sub,
+    token,
+    createOrder: (overrides: Record<string, unknown> = {}, key: string = randomUUID()) =>
+      http().post('/v1/orders').auth(token, { type: 'bearer' }).set('Idempotency-Key', key).send(orderRequest(overrides)),
+    getOrder: (id: string) => http().get(`/v1/orders/${id}`).auth(token, { type: 'bearer' }),
+    listOrders: (query: Record<string, string> = {}) => http().get('/v1/orders').query(query).auth(token, { type: 'bearer' }),
+    events: (id: string) => http().get(`/v1/orders/${id}/events`).auth(token, { type: 'bearer' }).buffer(true),
+  };
+}
+
+/** Polls GET /v1/orders/{id} until `predicate` holds (callbacks arrive asynchronously). */
+export async function waitForOrder(service: TestService, token: string, id: string, predicate: (order: Record<string, unknown>) => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await request(service.server).get(`/v1/orders/${id}`).auth(token, { type: 'bearer' });
+    if (res.status === 200 && predicate(res.body)) return res.body as Record<string, any>;
+    if (Date.now() > deadline) throw new Error(`order ${id} never matched; last: ${JSON.stringify(res.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Parses a text/event-stream body into its events. */
+export function parseSse(text: string): { event?: string; id?: string; data: any }[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim())
+    .map((block) => {
+      const fields: Record<string, string> = {};
+      for (const line of block.split('\n')) {
+        const i = line.indexOf(':');
+        if (i > 0) fields[line.slice(0, i)] = line.slice(i + 1).trim();
+      }
+      return { event: fields.event, id: fields.id, data: fields.data ? JSON.parse(fields.data) : undefined };
+    });
+}
