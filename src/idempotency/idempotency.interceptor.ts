@@ -1,0 +1,96 @@
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { defer, lastValueFrom, of, type Observable } from 'rxjs';
+import type { AuthUser } from '../auth/auth.types';
+import { UnauthenticatedError, ValidationFailedError } from '../common/domain-error';
+import { ProblemDetailsFilter, type ProblemDetails } from '../common/problem-details.filter';
+import { APP_LOGGER } from '../logging/logging.module';
+import { IDEMPOTENT_REPLAYED_HEADER, ReplayedProblemError } from './idempotency.errors';
+import type { IdempotencyRecord } from './idempotency.repository';
+import { IdempotencyService, parseIdempotencyKey } from './idempotency.service';
+import { IDEMPOTENT_METADATA, type IdempotentRoute } from './idempotent-route';
+
+/**
+ * The HTTP side of `@Idempotent(scope)`. Runs after the guard (the caller is known) and before
+ * the pipes: the hash covers the body as the client sent it, and a validation failure surfaces
+ * here as an error of the handler call, which frees the key.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger: Logger;
+  // The very translation the global filter applies, so a stored error answer is the one the client got.
+  private readonly problems: ProblemDetailsFilter;
+
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly reflector: Reflector,
+    @Inject(APP_LOGGER) logger: Logger,
+  ) {
+    this.logger = logger.child({ component: 'idempotency' });
+    this.problems = new ProblemDetailsFilter(logger);
+  }
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const route = this.reflector.get<IdempotentRoute | undefined>(IDEMPOTENT_METADATA, context.getHandler());
+    if (!route) throw new Error('IdempotencyInterceptor is applied through @Idempotent(scope) only');
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest & { user?: AuthUser }>();
+    const reply = http.getResponse<FastifyReply>();
+    // Fail closed on a route that forgot @Auth: keys are per user.
+    if (!request.user) throw new UnauthenticatedError('Missing bearer token');
+    const key = parseIdempotencyKey(request.headers['idempotency-key']);
+
+    const started = await this.idempotency.begin(request.user.id, route.scope, key, request.body);
+    if (started.kind === 'replay') {
+      if (started.status >= 400) throw new ReplayedProblemError(started.body as ProblemDetails);
+      reply.status(started.status).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      return of(started.body);
+    }
+    // Nest applies the route's status only when it sends the answer; the metadata is the source of truth.
+    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
+    return defer(() => this.execute(next, started.record, route, status, String(request.id ?? '')));
+  }
+
+  private async execute(next: CallHandler, record: IdempotencyRecord, route: IdempotentRoute, status: number, requestId: string): Promise<unknown> {
+    let body: unknown;
+    try {
+      body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+    } catch (error) {
+      await this.settleFailure(record, route, error, requestId);
+      throw error;
+    }
+    await this.store(record, status, () => (route.storeBody ? route.storeBody(body) : body));
+    return body;
+  }
+
+  private async settleFailure(record: IdempotencyRecord, route: IdempotentRoute, error: unknown, requestId: string): Promise<void> {
+    if (error instanceof ValidationFailedError || route.releaseOn?.(error)) {
+      try {
+        await this.idempotency.abandon(record);
+      } catch (releaseError) {
+        // The key stays taken until it expires: retries get 409 instead of a second execution.
+        this.logger.error({ err: releaseError, scope: route.scope }, 'could not release an idempotency key');
+      }
+      return;
+    }
+    // Anything else may have happened after money moved: retries get this same answer, never a second run.
+    const { problem } = this.problems.toProblem(error, requestId);
+    await this.store(record, problem.status, () => problem);
+  }
+
+  /**
+   * A failure to store must not turn a done operation into an error for the client: the record
+   * stays in progress until it expires, so retries are refused (409) rather than executed twice.
+   */
+  private async store(record: IdempotencyRecord, status: number, body: () => unknown): Promise<void> {
+    try {
+      const stored = await this.idempotency.complete(record, status, body());
+      if (!stored) this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record expired before its answer was stored');
+    } catch (error) {
+      this.logger.error({ err: error, scope: record.scope, recordId: record.id }, 'could not store an idempotent answer');
+    }
+  }
+}
