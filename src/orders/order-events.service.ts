@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { Observable, Subject, filter } from 'rxjs';
 import type { Logger } from 'pino';
@@ -18,7 +18,7 @@ const RECONNECT_DELAY_MS = 1_000;
  * Subscribers may therefore see an event twice and deduplicate by changeId.
  */
 @Injectable()
-export class OrderEventsService implements OnModuleInit, OnApplicationShutdown {
+export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly events = new Subject<OrderStatusEvent>();
   private client?: Client;
   private stopped = false;
@@ -33,10 +33,14 @@ export class OrderEventsService implements OnModuleInit, OnApplicationShutdown {
     await this.listen();
   }
 
+  /** Ends every open event stream before the HTTP server closes, which waits for open responses. */
+  beforeApplicationShutdown() {
+    this.events.complete();
+  }
+
   async onApplicationShutdown() {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
-    this.events.complete();
     await this.client?.end().catch(() => undefined);
   }
 

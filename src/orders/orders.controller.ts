@@ -52,8 +52,8 @@ export class OrdersController {
   })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ type: OrderStatusEventDto, description: 'text/event-stream of `status` events whose data is this object' })
-  events(@CurrentUser() user: AuthUser, @Param('id') id: string): Observable<MessageEvent> {
-    return this.orders.statusEvents(user, id).pipe(
+  async events(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<Observable<MessageEvent>> {
+    return (await this.orders.statusEvents(user, id)).pipe(
       map((event) => ({
         type: 'status',
         id: event.changeId,

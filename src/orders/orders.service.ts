@@ -118,7 +118,9 @@ export class OrdersService {
    * `status` events for one order: the current status first, then each transition, ending after
    * a final one. Transitions are buffered from before the snapshot is read, so none falls between.
    */
-  statusEvents(user: AuthUser, id: string): Observable<OrderStatusEvent> {
+  async statusEvents(user: AuthUser, id: string): Promise<Observable<OrderStatusEvent>> {
+    // Checked before the stream opens, so that a stranger gets a 404 rather than an empty 200 stream.
+    await this.findVisible(user, id);
     return new Observable<OrderStatusEvent>((subscriber) => {
       let lastChangeId = -1n;
       let ready = false;
@@ -130,7 +132,10 @@ export class OrdersService {
         subscriber.next(event);
         if (FINAL_STATUSES.includes(event.status)) subscriber.complete();
       };
-      const live = this.events.forOrder(id).subscribe((event) => (ready ? emit(event) : buffered.push(event)));
+      const live = this.events.forOrder(id).subscribe({
+        next: (event) => (ready ? emit(event) : buffered.push(event)),
+        complete: () => subscriber.complete(),
+      });
       this.findVisible(user, id)
         .then(async (order) => {
           const history = await this.orders.history(order.id);

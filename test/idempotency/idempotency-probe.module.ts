@@ -63,6 +63,14 @@ class IdempotencyProbeController {
     return this.perform(body, user);
   }
 
+  /** The same operation as `charge` (same scope), for callers that wait only briefly for a request in flight. */
+  @Post('charge-impatient')
+  @Auth()
+  @Idempotent('probe.charge', { waitMs: 150 })
+  async chargeImpatient(@Body() body: ChargeDto, @CurrentUser() user: AuthUser) {
+    return this.perform(body, user);
+  }
+
   @Post('charge-elsewhere')
   @Auth()
   @Idempotent('probe.charge-elsewhere')

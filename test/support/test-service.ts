@@ -48,6 +48,8 @@ export async function startTestService(
     PROVIDER_BASE_URL: sandbox.url,
     PROVIDER_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'debug',
+    // Instances of one deployment share the callback key (development picks a random one per process).
+    CALLBACK_SIGNING_SECRET: 'test-callback-signing-secret-0123456789abcdef',
     ...env,
   });
   const logs = new LogCapture();
