@@ -17,6 +17,7 @@ export async function startEmbeddedPostgres(options: { dataDir?: string; port?: 
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {});
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: options.maxConnections ?? 64 });
+  keepExtendedQuerySequencesTogether(server);
   await server.start();
   const [host, port] = server.getServerConn().split(':');
   return {
@@ -25,5 +26,76 @@ export async function startEmbeddedPostgres(options: { dataDir?: string; port?: 
       await server.stop();
       await db.close();
     },
+  };
+}
+
+/** First byte of the frontend messages that end an extended-query sequence (Sync) or stand alone (Query, Terminate). */
+const SEQUENCE_END = new Set([0x53, 0x51, 0x58]);
+
+interface QueuedMessage {
+  handlerId: number;
+  message: Uint8Array;
+  resolve(bytes: number): void;
+  reject(error: unknown): void;
+  onData(data: Uint8Array): void;
+}
+
+interface QueryQueue {
+  queue: QueuedMessage[];
+  processing: boolean;
+  lastHandlerId: number | null;
+  db: PGlite;
+  processQueue(): Promise<void>;
+  clearTransactionIfNeeded(handlerId: number): Promise<void>;
+}
+
+/**
+ * pglite-socket 0.2.17 interleaves the messages of concurrent connections one by one. PGlite is a
+ * single session, so Parse from one connection followed by Bind from another breaks both ("bind
+ * message supplies 3 parameters, but prepared statement requires 6"). Its queue already keeps a
+ * connection's messages together inside a transaction; this extends the same rule to an
+ * extended-query sequence (Parse .. Sync), which is what every adapter-pg query is.
+ */
+function keepExtendedQuerySequencesTogether(server: PGLiteSocketServer): void {
+  const queue = (server as unknown as { queryQueue: QueryQueue }).queryQueue;
+  let midSequenceOf: number | null = null;
+  queue.processQueue = async function processQueue(this: QueryQueue) {
+    if (this.processing || this.queue.length === 0) return;
+    this.processing = true;
+    try {
+      while (this.queue.length > 0) {
+        const owner = midSequenceOf ?? (this.db.isInTransaction() ? this.lastHandlerId : null);
+        const index = owner === null ? 0 : this.queue.findIndex((item) => item.handlerId === owner);
+        // The owner's next message is not queued yet: it is sent once its previous one is answered.
+        if (index === -1) break;
+        const [item] = this.queue.splice(index, 1);
+        let bytes = 0;
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(item.message, {
+              onRawData: (data: Uint8Array) => {
+                bytes += data.length;
+                item.onData(data);
+              },
+            }),
+          );
+        } catch (error) {
+          midSequenceOf = null;
+          item.reject(error);
+          continue;
+        }
+        midSequenceOf = SEQUENCE_END.has(item.message[0]) ? null : item.handlerId;
+        this.lastHandlerId = item.handlerId;
+        item.resolve(bytes);
+      }
+    } finally {
+      this.processing = false;
+    }
+  };
+  const clearTransaction = queue.clearTransactionIfNeeded.bind(queue);
+  queue.clearTransactionIfNeeded = async (handlerId: number) => {
+    if (midSequenceOf === handlerId) midSequenceOf = null;
+    await clearTransaction(handlerId);
+    await queue.processQueue();
   };
 }

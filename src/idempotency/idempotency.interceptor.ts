@@ -43,7 +43,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!request.user) throw new UnauthenticatedError('Missing bearer token');
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
 
-    const started = await this.idempotency.begin(request.user.id, route.scope, key, request.body);
+    const started = await this.idempotency.begin(request.user.id, route.scope, key, request.body, { waitMs: route.waitMs });
     if (started.kind === 'replay') {
       if (started.status >= 400) throw new ReplayedProblemError(started.body as ProblemDetails);
       reply.status(started.status).header(IDEMPOTENT_REPLAYED_HEADER, 'true');

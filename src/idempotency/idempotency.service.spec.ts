@@ -121,6 +121,13 @@ describe('IdempotencyService.begin', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
   });
 
+  it('lets the caller shorten the wait', async () => {
+    const repository = fakeRepository([{ created: false, record: record({}) }], [record({})]);
+    const started = Date.now();
+    await expect(serviceOf(repository, 5_000).begin('alice', 'probe', 'k', { a: 1 }, { waitMs: 0 })).rejects.toThrow(IdempotencyInProgressError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   it('claims the key itself when the first request released it', async () => {
     const mine = record({ id: 'r2' });
     const repository = fakeRepository([{ created: false, record: record({}) }, { created: true, record: mine }], [undefined]);

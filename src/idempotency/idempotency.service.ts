@@ -73,9 +73,9 @@ export class IdempotencyService {
     this.options = { ...DEFAULTS, ...options };
   }
 
-  async begin(userId: string, scope: string, key: string, requestBody: unknown): Promise<BeginResult> {
+  async begin(userId: string, scope: string, key: string, requestBody: unknown, options: { waitMs?: number } = {}): Promise<BeginResult> {
     const hash = requestHash(scope, requestBody);
-    const deadline = Date.now() + this.options.waitMs;
+    const deadline = Date.now() + (options.waitMs ?? this.options.waitMs);
     for (;;) {
       const claim = await this.repository.insertOrGet({ userId, scope, key, requestHash: hash, ttlSeconds: this.options.ttlSeconds });
       if (claim.created) return { kind: 'new', record: claim.record };

@@ -16,6 +16,8 @@ export interface IdempotentOptions {
    * Validation failures always free the key.
    */
   releaseOn?: (error: unknown) => boolean;
+  /** How long a retry of this route waits for the first request in flight; the module's default (5 s) otherwise. */
+  waitMs?: number;
 }
 
 export interface IdempotentRoute extends IdempotentOptions {

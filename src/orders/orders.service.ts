@@ -14,12 +14,13 @@ import { ProviderError, ProviderRejectedError } from '../provider/provider.error
 import type { PayinEnvelope } from '../provider/provider.types';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
-import { FINAL_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type OrderStatusEvent, type SubmissionOutcome } from './order.types';
+import { FINAL_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type OrderStatusEvent, type StatusChangeRecord, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { OrdersRepository, type IncomingCallback } from './orders.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_PAGE_SIZE = 50;
+export const EVENTS_POLL_INTERVAL_MS = 1_000;
 
 /** An error that proves the pay-in never reached the provider: nothing can have moved. */
 export function provesNotSent(error: unknown): boolean {
@@ -136,23 +137,31 @@ export class OrdersService {
         next: (event) => (ready ? emit(event) : buffered.push(event)),
         complete: () => subscriber.complete(),
       });
+      // Safety net under the notifications: a NOTIFY lost while the listener reconnects, or never
+      // delivered (the embedded database has one session), is caught up from the history table.
+      const poll = setInterval(() => {
+        if (!ready) return;
+        this.orders
+          .history(id)
+          .then((history) => {
+            for (const change of history) if (change.id > lastChangeId) emit(toEvent(change));
+          })
+          .catch(() => undefined);
+      }, EVENTS_POLL_INTERVAL_MS);
+      poll.unref();
       this.findVisible(user, id)
         .then(async (order) => {
           const history = await this.orders.history(order.id);
           const latest = history[history.length - 1];
-          emit({
-            orderId: order.id,
-            changeId: String(latest?.id ?? 0n),
-            fromStatus: latest?.fromStatus ?? null,
-            status: order.status,
-            reason: latest?.reason ?? 'created',
-            at: (latest?.at ?? order.updatedAt).toISOString(),
-          });
+          emit(latest ? { ...toEvent(latest), status: order.status } : { orderId: order.id, changeId: '0', fromStatus: null, status: order.status, reason: 'created', at: order.updatedAt.toISOString() });
           ready = true;
           for (const event of buffered.splice(0).sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
         })
         .catch((error: unknown) => subscriber.error(error));
-      return () => live.unsubscribe();
+      return () => {
+        live.unsubscribe();
+        clearInterval(poll);
+      };
     });
   }
 
@@ -191,6 +200,10 @@ export class OrdersService {
       updatedAt: order.updatedAt.toISOString(),
     };
   }
+}
+
+function toEvent(change: StatusChangeRecord): OrderStatusEvent {
+  return { orderId: change.orderId, changeId: String(change.id), fromStatus: change.fromStatus, status: change.toStatus, reason: change.reason, at: change.at.toISOString() };
 }
 
 function acceptedOutcome(envelope: PayinEnvelope): SubmissionOutcome {
