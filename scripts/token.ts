@@ -6,7 +6,7 @@
  * carries only the token and every message goes to stderr.
  */
 import { parseArgs } from 'node:util';
-import { loadAppConfig } from '../src/config/app-config';
+import { loadAppConfig, loadDotEnvIfPresent } from '../src/config/app-config';
 import { isRole, ROLES, type Role } from '../src/auth/auth.types';
 import { mintToken } from '../src/auth/token-minter';
 
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   if (!values.sub?.trim()) throw new UsageError('--sub is required');
   const roles = parseRoles(values.roles ?? 'customer');
 
+  loadDotEnvIfPresent();
   const { auth } = loadAppConfig(process.env);
   if (!auth.jwtSecret) {
     throw new Error('only AUTH_JWKS_URL is configured: tokens come from the identity provider, this command cannot mint one the service accepts');

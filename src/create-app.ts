@@ -18,7 +18,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** Builds the HTTP application (not listening yet). Used by the service entry point and by tests. */
 export async function createApp(config: AppConfig, logger: Logger, options: { extraImports?: DynamicModule['imports'] } = {}): Promise<NestFastifyApplication> {
   // Whatever path a configured secret takes (an error echoed by the provider, a URL), logs and records scrub it.
-  for (const secret of [config.provider.secretKey, config.provider.apiKey, config.provider.spAuthToken, config.callbackSigningSecret, config.auth.jwtSecret]) {
+  for (const secret of [config.provider.secretKey, config.provider.apiKey, config.provider.spAuthToken, config.callbackSigningSecret, config.auth.jwtSecret, config.dataEncryptionKey.toString('base64')]) {
     registerSecretValue(secret);
   }
   const adapter = new FastifyAdapter({

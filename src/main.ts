@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
-import { ConfigValidationError, loadAppConfig } from './config/app-config';
+import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent } from './config/app-config';
 import { createLogger } from './logging/logger';
 import { runService } from './service-runner';
 
 async function main() {
   // A local .env is a development convenience; real deployments set the environment.
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  loadDotEnvIfPresent();
   let config;
   try {
     config = loadAppConfig(process.env);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -48,6 +49,11 @@ export interface AppConfig {
   currencies: Record<string, CurrencyRule>;
   logLevel: LogLevel;
   sandboxPort: number;
+}
+
+/** Loads `./.env` into the environment when it exists: a development convenience for every entry point. */
+export function loadDotEnvIfPresent(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path);
 }
 
 export class ConfigValidationError extends Error {

@@ -2,10 +2,11 @@
  * `npm run db:migrate`: applies pending migrations to DATABASE_URL (the `prisma migrate deploy`
  * of this project, through the WebAssembly schema engine: nothing is downloaded).
  */
-import { ConfigValidationError, loadAppConfig } from '../config/app-config';
+import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent } from '../config/app-config';
 import { applyMigrations } from './migrator';
 
 async function main() {
+  loadDotEnvIfPresent();
   const config = loadAppConfig(process.env);
   if (!config.databaseUrl) {
     process.stderr.write('DATABASE_URL is not set: nothing to migrate (the embedded database migrates itself at `npm start`).\n');

@@ -133,6 +133,8 @@ async function connectToOwnShadowDatabase(admin: Pool, config: ReturnType<typeof
   const database = `prisma_shadow_${randomUUID().replace(/-/g, '')}`;
   await admin.query(`CREATE DATABASE "${database}"`);
   const shadowPool = new Pool({ ...config, database });
+  // DROP ... WITH (FORCE) ends any connection the engine still holds; that is expected.
+  shadowPool.on('error', () => undefined);
   const adapter = await new PrismaPg(shadowPool).connect();
   const dispose = adapter.dispose.bind(adapter);
   adapter.dispose = async () => {

@@ -8,7 +8,7 @@ import { APP_LOGGER } from '../logging/logging.module';
 import { registerSecretValue } from '../logging/redaction';
 import { ProviderAuthClient } from './clients/provider-auth.client';
 import { ProviderTokenRepository } from './provider-token.repository';
-import { ProviderTimeoutError } from './provider.errors';
+import { ProviderTokenUnavailableError } from './provider.errors';
 
 export interface ProviderBearer {
   token: string;
@@ -84,7 +84,7 @@ export class ProviderTokenService {
       if (await this.repository.tryClaimRefresh(this.cacheKey, this.owner, leaseMs)) return this.refresh();
       await sleep(POLL_INTERVAL_MS + Math.random() * POLL_INTERVAL_MS);
     }
-    throw new ProviderTimeoutError('No provider token could be obtained in time (another instance holds the refresh).');
+    throw new ProviderTokenUnavailableError('No provider token could be obtained in time (another instance holds the refresh); nothing was sent.');
   }
 
   private async refresh(): Promise<ProviderBearer> {

@@ -105,6 +105,14 @@ export class ProviderBadResponseError extends ProviderError {
   readonly outcomeKnown = false;
 }
 
+/** No bearer token could be had in time (another instance holds the refresh and never finished): nothing was sent. */
+export class ProviderTokenUnavailableError extends ProviderError {
+  readonly status = 503;
+  readonly code = 'provider_token_unavailable';
+  readonly title = 'No provider token is available right now';
+  readonly outcomeKnown = true;
+}
+
 /** The provider itself says we sent too much (its 600/hour/IP limit). */
 export class ProviderRateLimitedError extends ProviderError {
   readonly status = 503;
