@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 
-/** Arbitrary constant naming the purge's advisory lock (transaction-scoped, so it also works on PGlite). */
-const IDEMPOTENCY_PURGE_LOCK = 7_340_002;
 
 // The purge is a background chore: give up rather than queue behind a busy database for long.
 const PURGE_TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 60_000 };
@@ -115,7 +114,7 @@ export class IdempotencyRepository {
   async tryPurgeAsLeader(): Promise<{ leader: boolean; purged: number }> {
     return this.prisma.$transaction(async (tx) => {
       // Read as text: never depends on how the driver adapter maps booleans.
-      const [lock] = await tx.$queryRaw<{ locked: string }[]>`SELECT pg_try_advisory_xact_lock(${IDEMPOTENCY_PURGE_LOCK}::bigint)::text AS locked`;
+      const [lock] = await tx.$queryRaw<{ locked: string }[]>`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.idempotencyPurge}::bigint)::text AS locked`;
       if (lock?.locked !== 'true') return { leader: false, purged: 0 };
       const purged = await tx.$executeRaw`DELETE FROM idempotency_records WHERE expires_at < now()`;
       return { leader: true, purged };

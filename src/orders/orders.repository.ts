@@ -15,13 +15,12 @@ import type {
   SubmissionOutcome,
 } from './order.types';
 import { CALLBACK_DECIDABLE } from './order.types';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 
 type Tx = Prisma.TransactionClient;
 type OrderRow = Prisma.OrderGetPayload<object>;
 
 export const ORDER_EVENTS_CHANNEL = 'order_status';
-/** Names the expiry sweep's advisory lock: one instance sweeps at a time. */
-const EXPIRY_SWEEP_LOCK = 7_340_002;
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
 export interface IncomingCallback {
@@ -150,7 +149,7 @@ export class OrdersRepository {
    */
   async sweep(expiryMinutes: number, stalePendingSeconds: number): Promise<OrderStatusEvent[] | undefined> {
     return this.prisma.$transaction(async (tx) => {
-      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${EXPIRY_SWEEP_LOCK}) AS locked`;
+      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.orderSweep}) AS locked`;
       if (!locked) return undefined;
       const expired = await tx.$queryRaw<{ id: string }[]>`
         UPDATE orders SET status = 'EXPIRED', updated_at = now()

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 
-/** Arbitrary constant naming the budget's advisory lock (transaction-scoped, so it also works on PGlite). */
-const AGENT_BUDGET_LOCK = 7_340_001;
 
 // Many callers may queue on the lock at once; waiting is expected, failing is not.
 const TRANSACTION_LIMITS = { maxWait: 15_000, timeout: 15_000 };
@@ -20,7 +19,7 @@ export class AgentBudgetRepository {
    */
   async take(endpoint: string, hourlyLimit: number): Promise<BudgetDecision> {
     return this.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AGENT_BUDGET_LOCK})`;
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.agentBudget})`;
       await tx.$executeRaw`DELETE FROM agent_budget_slots WHERE taken_at <= now() - interval '1 hour'`;
       const [usage] = await tx.$queryRaw<{ used: number; retryAfterMs: number | null }[]>`
         WITH window_slots AS (
