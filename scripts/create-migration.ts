@@ -21,9 +21,9 @@ async function main() {
   await withSchemaEngine(url, async (engine) => {
     // devDiagnostic replays the history on the shadow database the adapter provides; a drifted
     // database asks for a reset, which we never do automatically.
-    const { action } = await engine.devDiagnostic({ migrationsList, filters });
     // Like `prisma migrate dev`: the database first catches up with the migrations on disk.
     await engine.applyMigrations({ migrationsList, filters });
+    const { action } = await engine.devDiagnostic({ migrationsList, filters });
     if (action.tag === 'reset') throw new Error(`the database has drifted from the migrations: ${action.reason}`);
     const out = await engine.createMigration({
       draft: false,
