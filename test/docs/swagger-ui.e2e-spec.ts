@@ -1,0 +1,98 @@
+/**
+ * The Swagger UI as finance staff use it, in a real browser: Debian's chromium driven by
+ * playwright-core against a listening instance. `.ci/run` installs chromium when it is missing;
+ * the test is skipped, with the reason printed, only where it could not be installed.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
+import { customer } from '../support/orders-client';
+import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const ARTIFACTS = resolve(__dirname, 'artifacts');
+const SCREENSHOT = resolve(ARTIFACTS, 'swagger-orders.png');
+const SEEDED_ORDERS = 3;
+
+const chromiumAvailable = existsSync(CHROMIUM);
+if (!chromiumAvailable) {
+  console.warn(`Swagger UI browser test SKIPPED: ${CHROMIUM} does not exist (bash .ci/run installs it with apt-get install -y chromium; it could not here).`);
+}
+const itWithChromium = chromiumAvailable ? it : it.skip;
+
+describe('the Swagger UI in a browser', () => {
+  let sandbox: RunningSandbox;
+  let service: TestService;
+  let browser: Browser | undefined;
+  const seededIds: string[] = [];
+
+  beforeAll(async () => {
+    if (!chromiumAvailable) return;
+    sandbox = await startTestSandbox();
+    service = await startTestService(sandbox, {}, [], { listen: true });
+    // Accepted by the provider and never called back: they stay PROCESSING, newest of the database.
+    const buyer = await customer(service);
+    for (let i = 0; i < SEEDED_ORDERS; i++) {
+      const res = await buyer.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, amount: String(1000 + i), description: `Swagger UI order ${i + 1}` });
+      if (res.status !== 201) throw new Error(`seeding an order answered ${res.status}: ${JSON.stringify(res.body)}`);
+      seededIds.push(res.body.id);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+    await sandbox?.close();
+  });
+
+  itWithChromium('authorizes with a finance token and lists the seeded orders with "Try it out"', async () => {
+    const token = await service.bearer('fin', 'finance');
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await page.goto(`http://127.0.0.1:${service.config.port}/docs`);
+
+      // Authorize: the bearer scheme's dialog, the token pasted without "Bearer ".
+      await page.locator('.auth-wrapper button.authorize').click();
+      const dialog = page.locator('.dialog-ux .modal-ux');
+      await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
+      await dialog.locator('button.modal-btn.authorize').click();
+      await dialog.locator('button.btn-done').click();
+      await dialog.waitFor({ state: 'detached' });
+
+      // GET /v1/orders: expand, "Try it out", "Execute".
+      const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders"]') });
+      await operation.locator('.opblock-summary').first().click();
+      await operation.locator('button.try-out__btn').click();
+      // Swagger UI fills parameters with their examples: the documented date range is an example, not a filter to apply.
+      for (const name of ['from', 'to']) {
+        await operation.locator(`tr[data-param-name="${name}"] input`).fill('');
+      }
+      await operation.locator('button.execute').click();
+
+      const live = operation.locator('.live-responses-table');
+      const status = live.locator('tbody .response .response-col_status').first();
+      await status.waitFor();
+      const body = live.locator('.response-col_description .highlight-code').first();
+      await body.waitFor();
+      const bodyText = await body.innerText();
+      expect((await status.innerText()).trim()).toBe('200');
+      for (const id of seededIds) expect(bodyText).toContain(id);
+      expect(bodyText).toContain('PROCESSING');
+
+      // The request really carried the token (what "Authorize" is for).
+      await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
+
+      // The operation from its summary line down to the live 200 response.
+      await operation.locator('.opblock-summary').first().evaluate((element) => element.scrollIntoView({ block: 'start' }));
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: SCREENSHOT });
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+});
