@@ -3,6 +3,9 @@ import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
@@ -11,6 +14,7 @@ import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
 import { redactUrl, registerSecretValue } from './logging/redaction';
 import { requestContext } from './logging/request-context';
+import { MetricsService } from './metrics/metrics.service';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -44,7 +48,11 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
     reply.header(REQUEST_ID_HEADER, request.id);
     requestContext.run({ requestId: request.id }, done);
   });
+  const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     logger.info(
       { requestId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime) },
       'http request',
@@ -52,6 +60,7 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
     done();
   });
 
+  await registerHttpProtections(app, config);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setUpSwagger(app);
@@ -60,6 +69,44 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
 }
 
 const CALLBACK_PREFIX = '/v1/callbacks/';
+/** Routes anyone may call without a token: limited per client IP. */
+const PUBLIC_PREFIXES = [CALLBACK_PREFIX, '/health', '/metrics', '/docs'];
+
+/**
+ * Security headers (helmet; the CSP lets the Swagger UI run), CORS for the configured origins
+ * only, and a per-IP rate limit on the public routes. Authenticated routes are bounded by their
+ * callers' tokens and by the provider budget.
+ */
+async function registerHttpProtections(app: NestFastifyApplication, config: AppConfig) {
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(cors, {
+    origin: config.corsOrigins.length ? config.corsOrigins : false,
+    credentials: false,
+    exposedHeaders: [REQUEST_ID_HEADER, 'retry-after', 'idempotent-replayed'],
+    allowedHeaders: ['authorization', 'content-type', 'idempotency-key', REQUEST_ID_HEADER],
+    maxAge: 600,
+  });
+  await app.register(rateLimit, {
+    global: true,
+    max: config.publicRateLimitPerMinute,
+    timeWindow: 60_000,
+    allowList: (request) => !PUBLIC_PREFIXES.some((prefix) => request.url.startsWith(prefix)),
+    errorResponseBuilder: (_request, context) =>
+      Object.assign(new Error(`Too many requests from this client; retry after ${Math.ceil(context.ttl / 1000)} s.`), { statusCode: 429 }),
+  });
+}
 type RawBodyRequest = { url: string; rawBody?: string };
 
 /**

@@ -67,6 +67,11 @@ export class ListCallbacksQueryDto {
   @IsUUID()
   orderId?: string;
 
+  @ApiPropertyOptional({ enum: ['success', 'failure'], description: 'Which URL the provider called' })
+  @IsOptional()
+  @IsIn(['success', 'failure'])
+  outcome?: 'success' | 'failure';
+
   @ApiPropertyOptional({ enum: CALLBACK_RESULTS })
   @IsOptional()
   @IsIn(CALLBACK_RESULTS)

@@ -5,6 +5,7 @@ import type { CallbackRecord, CallbackResult } from '../orders/order.types';
 
 export interface CallbackFilter {
   orderId?: string;
+  outcome?: string;
   result?: CallbackResult;
   from?: Date;
   to?: Date;
@@ -18,6 +19,7 @@ export class CallbacksRepository {
   async list(filter: CallbackFilter, limit: number, after?: { receivedAt: Date; id: string }): Promise<CallbackRecord[]> {
     const where: Prisma.ProviderCallbackWhereInput = {
       ...(filter.orderId ? { orderId: filter.orderId } : {}),
+      ...(filter.outcome ? { outcome: filter.outcome } : {}),
       ...(filter.result ? { result: filter.result } : {}),
       ...(filter.from || filter.to ? { receivedAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
     };

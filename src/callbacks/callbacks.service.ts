@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { redact, REDACTED } from '../logging/redaction';
+import { MetricsService } from '../metrics/metrics.service';
 import { CallbackUrlsService } from '../orders/callback-urls.service';
 import type { CallbackRecord } from '../orders/order.types';
 import { OrdersService } from '../orders/orders.service';
@@ -28,6 +29,7 @@ export class CallbacksService {
     private readonly orders: OrdersService,
     private readonly urls: CallbackUrlsService,
     private readonly callbacks: CallbacksRepository,
+    private readonly metrics: MetricsService,
   ) {}
 
   /**
@@ -50,6 +52,7 @@ export class CallbacksService {
       remoteIp: arrived.remoteIp,
       requestId: arrived.requestId,
     });
+    this.metrics.callbacks.inc({ outcome: ['success', 'failure'].includes(arrived.outcome) ? arrived.outcome : 'other', result: callback.result });
     if (callback.result === 'REJECTED') throw new NotFoundError('No such callback URL.');
     return { status: 'received', callbackId: callback.id };
   }
@@ -58,7 +61,7 @@ export class CallbacksService {
     const limit = query.limit ?? 50;
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.callbacks.list(
-      { orderId: query.orderId, result: query.result, from: query.from ? new Date(query.from) : undefined, to: query.to ? new Date(query.to) : undefined },
+      { orderId: query.orderId, outcome: query.outcome, result: query.result, from: query.from ? new Date(query.from) : undefined, to: query.to ? new Date(query.to) : undefined },
       limit + 1,
       after,
     );

@@ -49,6 +49,10 @@ export interface AppConfig {
   currencies: Record<string, CurrencyRule>;
   logLevel: LogLevel;
   sandboxPort: number;
+  /** Browser origins allowed by CORS (CORS_ORIGINS); empty: no cross-origin browser access. */
+  corsOrigins: string[];
+  /** Requests per minute per client IP on the public routes: callbacks, health, metrics, docs. */
+  publicRateLimitPerMinute: number;
 }
 
 /** Loads `./.env` into the environment when it exists: a development convenience for every entry point. */
@@ -151,6 +155,10 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     currencies[match[1]] = { code: match[1], decimals: Number(match[2]), maxAmount: match[3] ?? maxAmount };
   }
   if (Object.keys(currencies).length === 0) problems.push('CURRENCIES must list at least one currency');
+  const corsOrigins = (read('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://shop.example.com (got "${origin}")`);
+  }
   const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
@@ -182,6 +190,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     currencies,
     logLevel,
     sandboxPort: integer('SANDBOX_PORT', 4010, 0, 65535),
+    corsOrigins,
+    publicRateLimitPerMinute: integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
   };
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;

@@ -80,6 +80,7 @@ export interface OrderFilter {
   currency?: string;
   from?: Date;
   to?: Date;
+  needsReview?: boolean;
 }
 
 export interface PageRequest {

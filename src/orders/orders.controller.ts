@@ -1,10 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Sse, type MessageEvent } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, Sse, type MessageEvent } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { map, type Observable } from 'rxjs';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto, OrderStatusEventDto } from './orders.dto';
+import { CreateOrderDto, ListOrdersQueryDto, OrderFilterQueryDto, OrderDetailDto, OrderDto, OrderPageDto, OrderStatusEventDto } from './orders.dto';
 import { OrdersService, provesNotSent } from './orders.service';
 
 @ApiTags('Pay-in orders')
@@ -33,6 +35,23 @@ export class OrdersController {
   @ApiOkResponse({ type: OrderPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: ListOrdersQueryDto): Promise<OrderPageDto> {
     return this.orders.list(user, query);
+  }
+
+  @Get('export.csv')
+  @Auth('finance')
+  @ApiOperation({
+    summary: 'Export orders as CSV (finance)',
+    description: 'Same filters as the list, all pages, newest first. RFC 4180; cells a spreadsheet would run as formulas are prefixed with an apostrophe.',
+  })
+  @ApiProduces('text/csv')
+  @ApiOkResponse({ description: 'text/csv, streamed' })
+  async exportCsv(@CurrentUser() user: AuthUser, @Query() query: OrderFilterQueryDto, @Res() reply: FastifyReply): Promise<void> {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    await reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="orders-${stamp}.csv"`)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(this.orders.exportCsv(user, query)));
   }
 
   @Get(':id')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
 import { ORDER_STATUSES, type OrderStatus } from './order.types';
 
@@ -157,7 +157,7 @@ export class OrderPageDto {
   nextCursor: string | null;
 }
 
-export class ListOrdersQueryDto {
+export class OrderFilterQueryDto {
   @ApiPropertyOptional({ enum: ORDER_STATUSES })
   @IsOptional()
   @IsIn(ORDER_STATUSES)
@@ -167,6 +167,12 @@ export class ListOrdersQueryDto {
   @IsOptional()
   @IsCurrencyCode()
   currency?: string;
+
+  @ApiPropertyOptional({ description: 'Only orders a contradicting callback flagged for review (true) or the others (false)' })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  needsReview?: boolean;
 
   @ApiPropertyOptional({ description: 'Created at or after (ISO 8601)', example: '2026-11-01T00:00:00Z' })
   @IsOptional()
@@ -178,6 +184,9 @@ export class ListOrdersQueryDto {
   @IsISO8601({ strict: true })
   to?: string;
 
+}
+
+export class ListOrdersQueryDto extends OrderFilterQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
   @IsOptional()
   @Type(() => Number)

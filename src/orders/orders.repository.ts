@@ -170,6 +170,11 @@ export class OrdersRepository {
     }, TX_LIMITS);
   }
 
+  async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
+    const groups = await this.prisma.order.groupBy({ by: ['status'], _count: { _all: true } });
+    return groups.map((g) => ({ status: g.status as OrderStatus, count: g._count._all }));
+  }
+
   async findById(id: string): Promise<OrderRecord | undefined> {
     const row = await this.prisma.order.findUnique({ where: { id } });
     return row ? toOrder(row) : undefined;
@@ -190,6 +195,7 @@ export class OrdersRepository {
       ...(filter.customerId ? { customerId: filter.customerId } : {}),
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.currency ? { currency: filter.currency } : {}),
+      ...(filter.needsReview !== undefined ? { needsReview: filter.needsReview } : {}),
       ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
     };
     const after = page.after;

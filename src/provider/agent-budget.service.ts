@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { MetricsService } from '../metrics/metrics.service';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { AgentBudgetRepository } from './agent-budget.repository';
@@ -9,11 +10,18 @@ import { AgentBudgetExhaustedError } from './provider.errors';
  * service leaves through the same IP: the budget is counted in the database, for all of them.
  */
 @Injectable()
-export class AgentBudgetService {
+export class AgentBudgetService implements OnModuleInit {
   constructor(
     private readonly repository: AgentBudgetRepository,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
+
+  onModuleInit() {
+    this.metrics.gaugeCollectedOnScrape('provider_agent_budget_remaining', 'Calls to /api/agent/* left in the rolling hour, for all instances together', [], async () => [
+      { labels: {}, value: Math.max(0, this.config.provider.agentHourlyLimit - (await this.repository.usedInLastHour())) },
+    ]);
+  }
 
   /** Takes a slot or throws AgentBudgetExhaustedError: the call must then not be sent. */
   async take(endpoint: string): Promise<void> {

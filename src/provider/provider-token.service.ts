@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { SecretBox } from '../common/secret-box';
 import { APP_LOGGER } from '../logging/logging.module';
+import { MetricsService } from '../metrics/metrics.service';
 import { registerSecretValue } from '../logging/redaction';
 import { ProviderAuthClient } from './clients/provider-auth.client';
 import { ProviderTokenRepository } from './provider-token.repository';
@@ -42,6 +43,7 @@ export class ProviderTokenService {
     private readonly authClient: ProviderAuthClient,
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
+    private readonly metrics: MetricsService,
   ) {
     this.box = new SecretBox(config.dataEncryptionKey);
     // One row per provider host and API key; the key itself is not stored.
@@ -93,9 +95,11 @@ export class ProviderTokenService {
       registerSecretValue(issued.token);
       const obtainedAt = await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt);
       this.current = { token: issued.token, expiresAt: issued.expiresAt, obtainedAt };
+      this.metrics.tokenRefreshes.inc({ result: 'obtained' });
       this.logger.info({ expiresAt: issued.expiresAt.toISOString() }, 'provider token refreshed');
       return this.current;
     } catch (error) {
+      this.metrics.tokenRefreshes.inc({ result: 'failed' });
       await this.repository.releaseLease(this.cacheKey, this.owner);
       throw error;
     }

@@ -6,6 +6,7 @@ import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact, redactUrl } from '../logging/redaction';
 import { currentRequestId } from '../logging/request-context';
+import { MetricsService } from '../metrics/metrics.service';
 import { ProviderCallRepository } from './provider-call.repository';
 import {
   ProviderBadResponseError,
@@ -66,6 +67,7 @@ export class ProviderTransport {
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly calls: ProviderCallRepository,
+    private readonly metrics: MetricsService,
   ) {
     this.http = axios.create({
       timeout: config.provider.timeoutMs,
@@ -151,6 +153,8 @@ export class ProviderTransport {
   private async recordCall(request: ProviderRequest, url: string, durationMs: number, answer?: RawProviderAnswer, failure?: ProviderError) {
     const outcome = failure ? failure.code : answer && answer.status < 400 ? 'answered' : `http_${answer?.status}`;
     const safeUrl = redactUrl(url);
+    this.metrics.providerCalls.inc({ endpoint: request.endpoint, outcome });
+    this.metrics.providerDuration.observe({ endpoint: request.endpoint }, durationMs / 1000);
     const line = { area: request.area, endpoint: request.endpoint, method: request.method, url: safeUrl, status: answer?.status, durationMs, outcome };
     if (failure || (answer && answer.status >= 500)) this.logger.warn(line, 'provider call failed');
     else this.logger.info(line, 'provider call');

@@ -1,0 +1,16 @@
+/**
+ * RFC 4180 CSV cells, safe to open in a spreadsheet: a cell that a spreadsheet would run as a
+ * formula (starting with =, +, -, @, tab or carriage return) is prefixed with an apostrophe.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = value instanceof Date ? value.toISOString() : String(value);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function csvRow(values: readonly unknown[]): string {
+  return `${values.map(csvCell).join(',')}\r\n`;
+}

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The service's Prometheus series, on a registry of its own (one per app instance, so that two
+ * instances in one process, as in tests, do not mix their numbers). Areas that know a value only
+ * at scrape time (orders by status, budget left) register a gauge with `gaugeCollectedOnScrape`.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly providerCalls = new Counter({
+    name: 'provider_calls_total',
+    help: 'Calls to the payment provider, by endpoint and outcome',
+    labelNames: ['endpoint', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerDuration = new Histogram({
+    name: 'provider_call_duration_seconds',
+    help: 'Latency of calls to the payment provider, by endpoint',
+    labelNames: ['endpoint'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly tokenRefreshes = new Counter({
+    name: 'provider_token_refreshes_total',
+    help: 'Provider bearer tokens obtained by this instance, by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly callbacks = new Counter({
+    name: 'provider_callbacks_total',
+    help: 'Provider callbacks received by this instance, by outcome (success/failure) and result (APPLIED, DUPLICATE, CONFLICT, REJECTED)',
+    labelNames: ['outcome', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge whose values are read when Prometheus scrapes (from the database, shared by all instances). */
+  gaugeCollectedOnScrape<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<{ labels: Record<L, string>; value: number }[]>) {
+    return new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const { labels, value } of await read()) this.set(labels as never, value);
+      },
+    });
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
