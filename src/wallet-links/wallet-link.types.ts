@@ -1,0 +1,37 @@
+/** Domain shapes of the wallet-links area; Prisma's types stay inside the repository. */
+
+export interface WalletLinkRecord {
+  id: string;
+  ownerId: string;
+  email: string;
+  phone: string;
+  phoneCountry: string;
+  matricule: string;
+  /** `SecretBox` text (AES-256-GCM); the clear apikey never leaves the service. */
+  apikeyEncrypted: string;
+  createdAt: Date;
+}
+
+export interface NewWalletLink {
+  ownerId: string;
+  email: string;
+  phone: string;
+  phoneCountry: string;
+  matricule: string;
+  apikeyEncrypted: string;
+}
+
+export interface WalletLinkFilter {
+  ownerId?: string;
+}
+
+export interface WalletLinkPageRequest {
+  limit: number;
+  /** Position after which to continue, newest first. */
+  after?: { createdAt: Date; id: string };
+}
+
+/** Associated data of a stored apikey: binds the ciphertext to its matricule (no swapping between rows). */
+export function apikeyPurpose(matricule: string): string {
+  return `wallet-link-apikey:${matricule}`;
+}

@@ -1,0 +1,58 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiGatewayTimeoutResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { Auth, CurrentUser } from '../auth/auth.decorator';
+import type { AuthUser } from '../auth/auth.types';
+import { CreateWalletLinkDto, ListWalletLinksQueryDto, WalletLinkDto, WalletLinkPageDto } from './wallet-links.dto';
+import { WalletLinksService } from './wallet-links.service';
+
+@ApiTags('Wallet links')
+@Controller('v1/wallet-links')
+export class WalletLinksController {
+  constructor(private readonly links: WalletLinksService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Auth('customer')
+  @ApiOperation({
+    summary: 'Link a wallet user at the provider',
+    description:
+      "Calls the provider's link/new with the email and phone, stores the returned matricule and keeps the provider's apikey encrypted (never returned). One link per email: a second request for an email already linked here is 409 `wallet_link_exists` (for your own link the problem carries `walletLinkId` and `matricule`), with no provider call.",
+  })
+  @ApiCreatedResponse({ type: WalletLinkDto })
+  @ApiBadRequestResponse({ description: '`validation_failed`: errors by field (email, phone digits only, phoneCountry + and digits)' })
+  @ApiConflictResponse({ description: '`wallet_link_exists`: this email already has a wallet link' })
+  @ApiUnprocessableEntityResponse({ description: "`provider_link_rejected`: the provider refused the link; its message is in `providerMessage`" })
+  @ApiTooManyRequestsResponse({ description: '`provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After); nothing was sent' })
+  @ApiGatewayTimeoutResponse({ description: '`provider_timeout`: the provider did not answer; the link may exist at the provider' })
+  create(@CurrentUser() user: AuthUser, @Body() body: CreateWalletLinkDto): Promise<WalletLinkDto> {
+    return this.links.create(user, body);
+  }
+
+  @Get()
+  @Auth()
+  @ApiOperation({ summary: 'List wallet links, newest first', description: 'A customer sees its own links; finance and admin see all.' })
+  @ApiOkResponse({ type: WalletLinkPageDto })
+  list(@CurrentUser() user: AuthUser, @Query() query: ListWalletLinksQueryDto): Promise<WalletLinkPageDto> {
+    return this.links.list(user, query);
+  }
+
+  @Get(':id')
+  @Auth()
+  @ApiOperation({ summary: 'One wallet link' })
+  @ApiOkResponse({ type: WalletLinkDto })
+  @ApiNotFoundResponse({ description: 'No such wallet link, or not yours' })
+  get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<WalletLinkDto> {
+    return this.links.get(user, id);
+  }
+}

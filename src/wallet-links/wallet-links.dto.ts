@@ -1,0 +1,73 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsEmail, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateWalletLinkDto {
+  @ApiProperty({ example: 'awa@example.com', description: 'Email of the wallet user; one link per email (compared without case)' })
+  @Transform(trim)
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({}, { message: 'email must be an email address' })
+  email: string;
+
+  @ApiProperty({ example: '650000001', description: 'National number, digits only (4 to 15): no +, space or country code' })
+  @Transform(trim)
+  @IsString()
+  @Matches(/^\d{4,15}$/, { message: 'phone must be 4 to 15 digits, without + or spaces' })
+  phone: string;
+
+  @ApiProperty({ example: '+237', description: "Country calling code: '+' then 1 to 4 digits" })
+  @Transform(trim)
+  @IsString()
+  @Matches(/^\+\d{1,4}$/, { message: "phoneCountry must be '+' followed by 1 to 4 digits" })
+  phoneCountry: string;
+}
+
+export class WalletLinkDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'MAT48213307', description: "The provider's identifier of the linked wallet user: use it in distributions" })
+  matricule: string;
+
+  @ApiProperty({ example: 'awa@example.com' })
+  email: string;
+
+  @ApiProperty({ example: '650000001' })
+  phone: string;
+
+  @ApiProperty({ example: '+237' })
+  phoneCountry: string;
+
+  @ApiProperty({ example: 'cust_42', description: 'The customer who created the link (the token `sub`)' })
+  ownerId: string;
+
+  @ApiProperty({ example: '2026-11-23T10:00:00.000Z' })
+  createdAt: string;
+}
+
+export class WalletLinkPageDto {
+  @ApiProperty({ type: [WalletLinkDto] })
+  items: WalletLinkDto[];
+
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
+  nextCursor: string | null;
+}
+
+export class ListWalletLinksQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}

@@ -1,0 +1,23 @@
+import { DomainError } from '../common/domain-error';
+
+/**
+ * The email already has a wallet link here. For the caller's own link the problem names it
+ * (`walletLinkId`, `matricule`), so a retry after a lost answer finds what it created; for
+ * someone else's it names nothing.
+ */
+export class WalletLinkExistsError extends DomainError {
+  readonly status = 409;
+  readonly code = 'wallet_link_exists';
+  readonly title = 'A wallet link already exists for this email';
+
+  constructor(
+    detail: string,
+    private readonly existing?: { id: string; matricule: string },
+  ) {
+    super(detail);
+  }
+
+  get problemExtensions(): Record<string, unknown> {
+    return this.existing ? { walletLinkId: this.existing.id, matricule: this.existing.matricule } : {};
+  }
+}

@@ -1,0 +1,121 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { NotFoundError, ValidationFailedError } from '../common/domain-error';
+import { SecretBox } from '../common/secret-box';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { APP_LOGGER } from '../logging/logging.module';
+import { registerSecretValue } from '../logging/redaction';
+import { WalletLinkClient } from '../provider/clients/wallet-link.client';
+import { ProviderBadResponseError } from '../provider/provider.errors';
+import { apikeyPurpose, type WalletLinkRecord } from './wallet-link.types';
+import type { CreateWalletLinkDto, ListWalletLinksQueryDto, WalletLinkDto, WalletLinkPageDto } from './wallet-links.dto';
+import { WalletLinkExistsError } from './wallet-links.errors';
+import { WalletLinksRepository } from './wallet-links.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_PAGE_SIZE = 50;
+
+@Injectable()
+export class WalletLinksService {
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly links: WalletLinksRepository,
+    private readonly client: WalletLinkClient,
+    @InjectConfig() config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {
+    this.box = new SecretBox(config.dataEncryptionKey);
+  }
+
+  /**
+   * Links the caller's wallet user at the provider (`link/new`) and keeps the matricule, with the
+   * provider's apikey encrypted. An email that already has a link here is refused before any
+   * provider call (409 `wallet_link_exists`): the provider refuses a second link of an email
+   * anyway, and the refusal would spend a call of the hourly budget.
+   */
+  async create(user: AuthUser, dto: CreateWalletLinkDto): Promise<WalletLinkDto> {
+    const existing = await this.links.findByEmail(dto.email);
+    const own = existing.find((link) => link.ownerId === user.id);
+    if (own) throw new WalletLinkExistsError(`You already linked ${own.email} (wallet link ${own.id}).`, { id: own.id, matricule: own.matricule });
+    if (existing.length > 0) throw new WalletLinkExistsError('This email is already linked to a wallet.');
+
+    const answer = await this.client.linkUser({ email: dto.email, phone: dto.phone, phoneCountry: dto.phoneCountry });
+    const apikey = typeof answer?.apikey === 'string' && answer.apikey !== '' ? answer.apikey : undefined;
+    const matricule = typeof answer?.matricule === 'string' && answer.matricule.trim() !== '' ? answer.matricule.trim() : undefined;
+    if (apikey) registerSecretValue(apikey);
+    if (!apikey || !matricule) {
+      // The provider linked someone but we cannot keep it: say so loudly (without the answer itself).
+      this.logger.error({ hasApikey: Boolean(apikey), hasMatricule: Boolean(matricule) }, 'wallet link answer without apikey or matricule');
+      throw new ProviderBadResponseError('The payment provider linked the wallet but its answer lacked the apikey or the matricule.');
+    }
+
+    const stored = await this.links.create({
+      ownerId: user.id,
+      email: dto.email,
+      phone: dto.phone,
+      phoneCountry: dto.phoneCountry,
+      matricule,
+      apikeyEncrypted: this.box.encrypt(apikey, apikeyPurpose(matricule)),
+    });
+    if (!stored) {
+      this.logger.error({ matricule }, 'the provider returned a matricule that is already stored');
+      throw new WalletLinkExistsError(`The payment provider answered with matricule ${matricule}, which is already linked here.`);
+    }
+    this.logger.info({ walletLinkId: stored.id, matricule }, 'wallet linked');
+    return toDto(stored);
+  }
+
+  async get(user: AuthUser, id: string): Promise<WalletLinkDto> {
+    return toDto(await this.findVisible(user, id));
+  }
+
+  async list(user: AuthUser, query: ListWalletLinksQueryDto): Promise<WalletLinkPageDto> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.links.list({ ownerId: canReadAll(user) ? undefined : user.id }, { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined });
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return { items: items.map(toDto), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  }
+
+  /** The clear apikey of a link, for server-side use only (never an HTTP answer). */
+  async apikeyOf(id: string): Promise<string> {
+    const link = UUID.test(id) ? await this.links.findById(id) : undefined;
+    if (!link) throw new NotFoundError(`No wallet link ${id}.`);
+    const apikey = this.box.decrypt(link.apikeyEncrypted, apikeyPurpose(link.matricule));
+    registerSecretValue(apikey);
+    return apikey;
+  }
+
+  /** Existing and visible to this user, or 404: another customer's link does not exist for them. */
+  private async findVisible(user: AuthUser, id: string): Promise<WalletLinkRecord> {
+    const link = UUID.test(id) ? await this.links.findById(id) : undefined;
+    if (!link || (!canReadAll(user) && link.ownerId !== user.id)) throw new NotFoundError(`No wallet link ${id}.`);
+    return link;
+  }
+}
+
+function toDto(link: WalletLinkRecord): WalletLinkDto {
+  return {
+    id: link.id,
+    matricule: link.matricule,
+    email: link.email,
+    phone: link.phone,
+    phoneCountry: link.phoneCountry,
+    ownerId: link.ownerId,
+    createdAt: link.createdAt.toISOString(),
+  };
+}
+
+function encodeCursor(link: WalletLinkRecord): string {
+  return Buffer.from(`${link.createdAt.toISOString()}|${link.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !UUID.test(id) || Number.isNaN(createdAt.getTime())) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
+  return { createdAt, id };
+}
