@@ -1,0 +1,148 @@
+import { get } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import request from 'supertest';
+import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { customer } from '../support/orders-client';
+import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+
+/** Orders inserted straight into the table, as many as a test needs, in a window no other test uses. */
+async function seedOrders(service: TestService, rows: { status: string; currency: string; amount: string; payer?: string; description?: string; needsReview?: boolean }[], at: Date) {
+  for (const [i, row] of rows.entries()) {
+    await service.prisma.order.create({
+      data: {
+        reference: `ord_seed_${at.getTime()}_${i}`,
+        customerId: 'seeded',
+        status: row.status as never,
+        amount: row.amount,
+        currency: row.currency,
+        service: 1,
+        wallet: '237600000006',
+        description: row.description ?? 'seeded',
+        payer: row.payer ?? 'Seed',
+        payerEmail: 'seed@example.com',
+        needsReview: row.needsReview ?? false,
+        createdAt: new Date(at.getTime() + i),
+      },
+    });
+  }
+}
+
+describe('finance views', () => {
+  let sandbox: RunningSandbox;
+  let service: TestService;
+  let financeToken: string;
+  const window = { from: new Date('2031-03-01T00:00:00Z'), to: new Date('2031-03-02T00:00:00Z') };
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    service = await startTestService(sandbox, {}, [], { listen: true });
+    financeToken = await service.bearer('fin-reports', 'finance');
+    await seedOrders(
+      service,
+      [
+        { status: 'SUCCEEDED', currency: 'XAF', amount: '1500' },
+        { status: 'SUCCEEDED', currency: 'XAF', amount: '2500' },
+        { status: 'SUCCEEDED', currency: 'EUR', amount: '0.10' },
+        { status: 'SUCCEEDED', currency: 'EUR', amount: '0.20' },
+        { status: 'FAILED', currency: 'EUR', amount: '19.99' },
+        { status: 'PROCESSING', currency: 'XAF', amount: '700', needsReview: true },
+        { status: 'SUCCEEDED', currency: 'EUR', amount: '1.00', payer: '=HYPERLINK("http://evil")', description: 'Two, "quoted"\nlines' },
+      ],
+      new Date(window.from.getTime() + 3_600_000),
+    );
+  });
+  afterAll(async () => {
+    await service.close();
+    await sandbox.close();
+  });
+
+  const asFinance = (path: string) => request(service.server).get(path).auth(financeToken, { type: 'bearer' });
+
+  it('summary: count and exact total per status and currency', async () => {
+    const res = await asFinance('/v1/reports/summary').query({ from: window.from.toISOString(), to: window.to.toISOString() }).expect(200);
+    expect(res.body.lines).toEqual([
+      { status: 'SUCCEEDED', currency: 'EUR', count: 3, total: '1.30' },
+      { status: 'FAILED', currency: 'EUR', count: 1, total: '19.99' },
+      { status: 'SUCCEEDED', currency: 'XAF', count: 2, total: '4000' },
+      { status: 'PROCESSING', currency: 'XAF', count: 1, total: '700' },
+    ].sort((a, b) => a.currency.localeCompare(b.currency) || a.status.localeCompare(b.status)));
+  });
+
+  it('summary and export are for finance: a customer gets 403', async () => {
+    const alice = await customer(service);
+    await request(service.server).get('/v1/reports/summary').auth(alice.token, { type: 'bearer' }).expect(403);
+    await request(service.server).get('/v1/orders/export.csv').auth(alice.token, { type: 'bearer' }).expect(403);
+    await request(service.server).get('/v1/reports/summary').expect(401);
+  });
+
+  it('exports the filtered orders as RFC 4180 CSV with formulas neutralised', async () => {
+    const res = await asFinance('/v1/orders/export.csv').query({ from: window.from.toISOString(), to: window.to.toISOString(), currency: 'EUR' }).expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    expect(res.headers['content-disposition']).toMatch(/attachment; filename="orders-.*\.csv"/);
+    const lines = res.text.split('\r\n');
+    expect(lines[0]).toBe('id,reference,createdAt,updatedAt,status,amount,currency,service,wallet,payer,payerEmail,description,providerReference,providerTransactionReference,failureReason,needsReview');
+    expect(res.text).toContain(`"'=HYPERLINK(""http://evil"")"`);
+    expect(res.text).toContain('"Two, ""quoted""\nlines"');
+    expect(res.text.match(/,EUR,/g)).toHaveLength(4);
+    expect(res.text).toContain(',0.10,EUR,');
+  });
+
+  it('filters orders that need review, in the list and the export', async () => {
+    const list = await asFinance('/v1/orders').query({ needsReview: 'true', from: window.from.toISOString(), to: window.to.toISOString() }).expect(200);
+    expect(list.body.items).toHaveLength(1);
+    expect(list.body.items[0]).toMatchObject({ status: 'PROCESSING', needsReview: true });
+    const csv = await asFinance('/v1/orders/export.csv').query({ needsReview: 'true', from: window.from.toISOString(), to: window.to.toISOString() }).expect(200);
+    expect(csv.text.trim().split('\r\n')).toHaveLength(2);
+  });
+
+  it('lists callbacks by outcome and result for finance', async () => {
+    const alice = await customer(service);
+    const order = (await alice.createOrder({ wallet: TEST_WALLETS.FAILURE })).body;
+    for (let i = 0; i < 100 && (await service.prisma.providerCallback.count({ where: { orderId: order.id } })) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const res = await asFinance('/v1/callbacks').query({ orderId: order.id, outcome: 'failure' }).expect(200);
+    expect(res.body.items).toEqual([expect.objectContaining({ orderId: order.id, outcome: 'failure', result: 'APPLIED' })]);
+    expect((await asFinance('/v1/callbacks').query({ orderId: order.id, outcome: 'success' })).body.items).toEqual([]);
+  });
+
+  it('streams 100k orders with flat memory', async () => {
+    const bulkDay = new Date('2032-01-01T00:00:00Z');
+    await service.prisma.$executeRaw`
+      INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
+      SELECT gen_random_uuid(), 'ord_bulk_' || g, 'bulk', 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'bulk order ' || g, 'Payer ' || g, 'bulk@example.com',
+             ${bulkDay}::timestamptz + make_interval(secs => g), now()
+      FROM generate_series(1, 100000) AS g`;
+    // Live memory, not garbage waiting for collection: measured right after a forced GC.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const liveHeap = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const before = liveHeap();
+    let peak = before;
+    let nextSample = 0;
+    let bytes = 0;
+    let newlines = 0;
+    const url = `http://127.0.0.1:${service.config.port}/v1/orders/export.csv?from=${encodeURIComponent(bulkDay.toISOString())}&to=2032-01-03T00:00:00Z`;
+    await new Promise<void>((resolve, reject) => {
+      get(url, { headers: { authorization: `Bearer ${financeToken}` } }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          for (const byte of chunk) if (byte === 10) newlines++;
+          if (bytes >= nextSample) {
+            nextSample += 2_000_000;
+            peak = Math.max(peak, liveHeap());
+          }
+        });
+        res.on('end', resolve);
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    expect(newlines).toBe(100_001);
+    expect(bytes).toBeGreaterThan(10_000_000);
+    expect(peak - before).toBeLessThan(50 * 1024 * 1024);
+    await service.prisma.$executeRaw`DELETE FROM orders WHERE customer_id = 'bulk'`;
+  }, 120_000);
+});
