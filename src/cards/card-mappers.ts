@@ -1,0 +1,93 @@
+import { canReadAll, hasRole, type AuthUser } from '../auth/auth.types';
+import { MoneyError, parseStoredDecimal } from '../common/money';
+import type { CurrencyRule } from '../config/app-config';
+import { maskCardNumber } from '../logging/redaction';
+import type { CardOperationRecord, CardRecord, CardUserRecord } from './card.types';
+import type { CardDto, CardOperationDto, CardUserDto } from './cards.dto';
+
+/** Finance and admin read every card user, card and operation; a customer only its own. */
+export function canSee(user: AuthUser, ownerId: string): boolean {
+  return canReadAll(user) || ownerId === user.id;
+}
+
+/** Money and card state change only at the owner's or an admin's request. */
+export function mayOperate(user: AuthUser, ownerId: string): boolean {
+  return ownerId === user.id || hasRole(user, 'admin');
+}
+
+/** A stored decimal in the currency's canonical form ('1500', '12.50'); as stored if the currency is no longer configured. */
+export function formatAmount(value: string | null, currency: string | null, currencies: Record<string, CurrencyRule>): string | null {
+  if (value === null) return null;
+  const rule = currency !== null && Object.prototype.hasOwnProperty.call(currencies, currency) ? currencies[currency] : undefined;
+  if (!rule) return value;
+  try {
+    return parseStoredDecimal(value, rule).toString();
+  } catch (error) {
+    if (error instanceof MoneyError) return value;
+    throw error;
+  }
+}
+
+export function toCardUserDto(user: CardUserRecord, cards: CardRecord[]): CardUserDto {
+  return {
+    id: user.id,
+    ownerId: user.ownerId,
+    providerUserId: user.providerUserId,
+    providerReference: user.providerReference,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    email: user.email,
+    countryCode: user.countryCode,
+    contact: user.contact,
+    dob: user.dob,
+    isBusiness: user.isBusiness,
+    businessName: user.businessName,
+    billingAddress: user.billingAddress,
+    billingCity: user.billingCity,
+    billingCountry: user.billingCountry,
+    billingState: user.billingState,
+    billingPostalCode: user.billingPostalCode,
+    cardIds: cards.map((c) => c.id),
+    providerCardIds: user.providerCardIds,
+    lastSyncedAt: user.lastSyncedAt?.toISOString() ?? null,
+    createdAt: user.createdAt.toISOString(),
+    updatedAt: user.updatedAt.toISOString(),
+  };
+}
+
+export function toCardDto(card: CardRecord, currencies: Record<string, CurrencyRule>): CardDto {
+  return {
+    id: card.id,
+    cardUserId: card.cardUserId,
+    ownerId: card.ownerId,
+    providerCardId: card.providerCardId,
+    maskedNumber: maskCardNumber(card.last4),
+    last4: card.last4,
+    expiry: card.expiry,
+    currency: card.currency,
+    balance: formatAmount(card.lastKnownBalance, card.currency, currencies),
+    balanceSyncedAt: card.balanceSyncedAt?.toISOString() ?? null,
+    status: card.status,
+    terminatedAt: card.terminatedAt?.toISOString() ?? null,
+    createdAt: card.createdAt.toISOString(),
+    updatedAt: card.updatedAt.toISOString(),
+  };
+}
+
+export function toOperationDto(operation: CardOperationRecord, currencies: Record<string, CurrencyRule>): CardOperationDto {
+  return {
+    operationId: operation.id,
+    kind: operation.kind,
+    status: operation.status,
+    cardUserId: operation.cardUserId,
+    cardId: operation.cardId,
+    requestedBy: operation.requestedBy,
+    amount: formatAmount(operation.amount, operation.currency, currencies),
+    currency: operation.currency,
+    newBalance: formatAmount(operation.newBalance, operation.currency, currencies),
+    providerTransactionId: operation.providerTransactionId,
+    failureReason: operation.failureReason,
+    createdAt: operation.createdAt.toISOString(),
+    completedAt: operation.completedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,162 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { NotFoundError } from '../common/domain-error';
+import { SecretBox } from '../common/secret-box';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { APP_LOGGER } from '../logging/logging.module';
+import { CardsClient } from '../provider/clients/cards.client';
+import { ProviderBadResponseError, ProviderError } from '../provider/provider.errors';
+import type { CardUserBody } from '../provider/provider.types';
+import { canSee, toCardUserDto, toOperationDto } from './card-mappers';
+import type { CardUserRecord, CardUserRefresh } from './card.types';
+import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, pageOf } from './cards.cursor';
+import type { CardOperationPageDto, CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto, ListCardOperationsQueryDto, PageQueryDto } from './cards.dto';
+import { CardsRepository } from './cards.repository';
+
+/** Purpose bound to the sealed id number: a value sealed for another column does not open here. */
+export const ID_NUMBER_PURPOSE = 'card_users.id_number';
+
+@Injectable()
+export class CardUsersService {
+  private readonly secretBox: SecretBox;
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly repository: CardsRepository,
+    private readonly provider: CardsClient,
+    @InjectConfig() private readonly config: AppConfig,
+    @Inject(APP_LOGGER) logger: Logger,
+  ) {
+    this.secretBox = new SecretBox(config.dataEncryptionKey);
+    this.logger = logger.child({ component: 'cards' });
+  }
+
+  /**
+   * Creates the user at the provider, then stores it with the provider's user_id and reference
+   * (the id number sealed). Errors of the provider are answered as they are; an unknown outcome
+   * (timeout, 5xx) is logged: the provider may hold a user we do not know, which costs no money.
+   */
+  async create(user: AuthUser, dto: CreateCardUserDto): Promise<CardUserDto> {
+    const isBusiness = dto.isBusiness === true;
+    const body: CardUserBody = {
+      first_name: dto.firstName,
+      last_name: dto.lastName,
+      email: dto.email,
+      country_code: dto.countryCode,
+      contact: dto.contact,
+      dob: dto.dob,
+      is_business: isBusiness,
+      billing_adress: dto.billingAddress,
+      billing_city: dto.billingCity,
+      billing_country: dto.billingCountry,
+      id_number: dto.idNumber,
+      business_name: dto.businessName ?? '',
+      billing_state: dto.billingState,
+      billing_postal_code: dto.billingPostalCode,
+    };
+    let created: { user_id?: unknown; reference?: unknown };
+    try {
+      created = await this.provider.createUser(body);
+    } catch (error) {
+      if (error instanceof ProviderError && !error.outcomeKnown) {
+        this.logger.warn({ ownerId: user.id, code: error.code }, 'card user creation: outcome unknown, the provider may hold a user this service does not know');
+      }
+      throw error;
+    }
+    if (!nonEmptyString(created?.user_id) || !nonEmptyString(created?.reference)) {
+      this.logger.warn({ ownerId: user.id }, 'card user creation: the provider answered without user_id or reference');
+      throw new ProviderBadResponseError('The payment provider created the card user but did not say its user_id and reference.');
+    }
+    const stored = await this.repository.createCardUser({
+      ownerId: user.id,
+      providerUserId: created.user_id,
+      providerReference: created.reference,
+      firstName: dto.firstName,
+      lastName: dto.lastName,
+      email: dto.email,
+      countryCode: dto.countryCode,
+      contact: dto.contact,
+      dob: dto.dob,
+      isBusiness,
+      billingAddress: dto.billingAddress,
+      billingCity: dto.billingCity,
+      billingCountry: dto.billingCountry,
+      idNumberEncrypted: this.secretBox.encrypt(dto.idNumber, ID_NUMBER_PURPOSE),
+      businessName: dto.businessName ? dto.businessName : null,
+      billingState: dto.billingState,
+      billingPostalCode: dto.billingPostalCode,
+    });
+    this.logger.info({ cardUserId: stored.id, providerUserId: stored.providerUserId }, 'card user created');
+    return toCardUserDto(stored, []);
+  }
+
+  /**
+   * The stored user refreshed from the provider (by reference): names, email and the provider's
+   * card ids are merged in. When the provider cannot be asked, the stored copy is answered with
+   * `refreshed: false` rather than an error: it is a read.
+   */
+  async get(user: AuthUser, id: string): Promise<CardUserDetailDto> {
+    let cardUser = await this.findVisible(user, id);
+    let refreshed = false;
+    try {
+      const details = await this.provider.getUser(cardUser.providerReference);
+      cardUser = await this.repository.refreshCardUser(cardUser.id, readUserDetails(details));
+      refreshed = true;
+      if (nonEmptyString(details?.user_id) && details.user_id !== cardUser.providerUserId) {
+        this.logger.warn({ cardUserId: cardUser.id }, 'card user refresh: the provider answered with another user_id');
+      }
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      this.logger.warn({ cardUserId: cardUser.id, code: error.code }, 'card user refresh failed; answering the stored copy');
+    }
+    const cards = await this.repository.cardsOfUser(cardUser.id);
+    return { ...toCardUserDto(cardUser, cards), refreshed };
+  }
+
+  /** Own card users (customer) or all (finance, admin), newest first. */
+  async list(user: AuthUser, query: PageQueryDto): Promise<CardUserPageDto> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.repository.listCardUsers(
+      { ownerId: canReadAll(user) ? undefined : user.id },
+      { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined },
+    );
+    const page = pageOf(rows, limit);
+    const cards = await Promise.all(page.items.map((u) => this.repository.cardsOfUser(u.id)));
+    return { items: page.items.map((u, i) => toCardUserDto(u, cards[i])), nextCursor: page.nextCursor };
+  }
+
+  /** Every operation of this user's cards, card creations included (also those that produced no card). */
+  async operations(user: AuthUser, id: string, query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
+    const cardUser = await this.findVisible(user, id);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.repository.listOperations(
+      { cardUserId: cardUser.id, kind: query.kind, status: query.status },
+      { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined },
+    );
+    const page = pageOf(rows, limit);
+    return { items: page.items.map((o) => toOperationDto(o, this.config.currencies)), nextCursor: page.nextCursor };
+  }
+
+  /** Existing and visible to this user, or 404: another customer's card user does not exist for them. */
+  async findVisible(user: AuthUser, id: string): Promise<CardUserRecord> {
+    const cardUser = isUuid(id) ? await this.repository.findCardUser(id) : undefined;
+    if (!cardUser || !canSee(user, cardUser.ownerId)) throw new NotFoundError(`No card user ${id}.`);
+    return cardUser;
+  }
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+function readUserDetails(details: Record<string, unknown> | undefined): CardUserRefresh {
+  const cards = Array.isArray(details?.cards) ? [...new Set(details.cards.filter(nonEmptyString))] : undefined;
+  return {
+    firstName: nonEmptyString(details?.first_name) ? details.first_name : undefined,
+    lastName: nonEmptyString(details?.last_name) ? details.last_name : undefined,
+    email: nonEmptyString(details?.email) ? details.email : undefined,
+    providerCardIds: cards,
+  };
+}

@@ -1,0 +1,74 @@
+import { DomainError } from '../common/domain-error';
+import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
+import type { CardOperationStatus } from './card.types';
+
+/** A terminated card refuses every later operation, before anything is sent to the provider. */
+export class CardTerminatedError extends DomainError {
+  readonly status = 409;
+  readonly code = 'card_terminated';
+  readonly title = 'The card is terminated';
+
+  constructor(readonly cardId: string) {
+    super(`Card ${cardId} is terminated: termination cannot be undone and the card accepts no further operation.`);
+  }
+
+  get problemExtensions(): Record<string, unknown> {
+    return { cardId: this.cardId };
+  }
+}
+
+/** Money does not move on a frozen card: unfreeze it first. */
+export class CardFrozenError extends DomainError {
+  readonly status = 409;
+  readonly code = 'card_frozen';
+  readonly title = 'The card is frozen';
+
+  constructor(readonly cardId: string) {
+    super(`Card ${cardId} is frozen: unfreeze it (POST /v1/cards/${cardId}/unfreeze) before moving money.`);
+  }
+
+  get problemExtensions(): Record<string, unknown> {
+    return { cardId: this.cardId };
+  }
+}
+
+/**
+ * The provider's error for a stored card operation: the same status, code and members as the
+ * provider error alone, plus the operation it left behind, so that a client whose request timed
+ * out can find the UNKNOWN operation (GET /v1/card-operations/{operationId}).
+ */
+export class CardProviderError extends DomainError {
+  readonly status: number;
+  readonly code: string;
+  readonly title: string;
+
+  constructor(
+    readonly providerError: ProviderError,
+    readonly operation: { id: string; status: CardOperationStatus },
+  ) {
+    super(`${providerError.detail} Card operation ${operation.id} is recorded as ${operation.status}.`, { cause: providerError });
+    this.status = providerError.status;
+    this.code = providerError.code;
+    this.title = providerError.title;
+    Object.assign(this.headers, providerError.headers);
+  }
+
+  get problemExtensions(): Record<string, unknown> {
+    return { ...this.providerError.problemExtensions, operationId: this.operation.id, operationStatus: this.operation.status };
+  }
+}
+
+/** The provider error behind an error of this area, if any. */
+export function providerErrorOf(error: unknown): ProviderError | undefined {
+  if (error instanceof CardProviderError) return error.providerError;
+  return error instanceof ProviderError ? error : undefined;
+}
+
+/**
+ * An error that proves the request never reached the provider (budget spent, provider unreachable,
+ * our credentials refused): nothing can have happened, so an idempotency key may be used again.
+ */
+export function provesNotSent(error: unknown): boolean {
+  const providerError = providerErrorOf(error);
+  return providerError !== undefined && providerError.outcomeKnown && !(providerError instanceof ProviderRejectedError);
+}

@@ -1,0 +1,272 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../database/prisma.service';
+import type {
+  CardFilter,
+  CardOperationFilter,
+  CardOperationKind,
+  CardOperationRecord,
+  CardOperationStatus,
+  CardRecord,
+  CardRefresh,
+  CardStatus,
+  CardUserFilter,
+  CardUserRecord,
+  CardUserRefresh,
+  NewCard,
+  NewCardOperation,
+  NewCardUser,
+  OperationOutcome,
+  PageRequest,
+} from './card.types';
+
+type CardUserRow = Prisma.CardUserGetPayload<object>;
+type CardRow = Prisma.CardGetPayload<object>;
+type OperationRow = Prisma.CardOperationGetPayload<{ include: { cardUser: { select: { ownerId: true } } } }>;
+
+const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
+const WITH_OWNER = { cardUser: { select: { ownerId: true } } } as const;
+
+/**
+ * Card users, cards and card operations: the only user of Prisma in this area. Nothing here ever
+ * receives a full card number or a CVV (the service keeps them out of every argument).
+ */
+@Injectable()
+export class CardsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  // ------------------------------------------------------------------ card users
+
+  async createCardUser(user: NewCardUser): Promise<CardUserRecord> {
+    return toCardUser(await this.prisma.cardUser.create({ data: user }));
+  }
+
+  async findCardUser(id: string): Promise<CardUserRecord | undefined> {
+    const row = await this.prisma.cardUser.findUnique({ where: { id } });
+    return row ? toCardUser(row) : undefined;
+  }
+
+  /** Merges what the provider said of the user into what we store. */
+  async refreshCardUser(id: string, refresh: CardUserRefresh): Promise<CardUserRecord> {
+    const row = await this.prisma.cardUser.update({
+      where: { id },
+      data: {
+        ...(refresh.firstName ? { firstName: refresh.firstName } : {}),
+        ...(refresh.lastName ? { lastName: refresh.lastName } : {}),
+        ...(refresh.email ? { email: refresh.email } : {}),
+        ...(refresh.providerCardIds ? { providerCardIds: refresh.providerCardIds } : {}),
+        lastSyncedAt: new Date(),
+      },
+    });
+    return toCardUser(row);
+  }
+
+  async listCardUsers(filter: CardUserFilter, page: PageRequest): Promise<CardUserRecord[]> {
+    const where: Prisma.CardUserWhereInput = filter.ownerId ? { ownerId: filter.ownerId } : {};
+    const rows = await this.prisma.cardUser.findMany({
+      where: page.after ? { AND: [where, afterPosition(page.after)] } : where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: page.limit,
+    });
+    return rows.map(toCardUser);
+  }
+
+  // ------------------------------------------------------------------ cards
+
+  async findCard(id: string): Promise<CardRecord | undefined> {
+    const row = await this.prisma.card.findUnique({ where: { id } });
+    return row ? toCard(row) : undefined;
+  }
+
+  async cardsOfUser(cardUserId: string): Promise<CardRecord[]> {
+    const rows = await this.prisma.card.findMany({ where: { cardUserId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return rows.map(toCard);
+  }
+
+  async listCards(filter: CardFilter, page: PageRequest): Promise<CardRecord[]> {
+    const where: Prisma.CardWhereInput = {
+      ...(filter.ownerId ? { ownerId: filter.ownerId } : {}),
+      ...(filter.cardUserId ? { cardUserId: filter.cardUserId } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+    };
+    const rows = await this.prisma.card.findMany({
+      where: page.after ? { AND: [where, afterPosition(page.after)] } : where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: page.limit,
+    });
+    return rows.map(toCard);
+  }
+
+  /**
+   * What the provider's card details said. A terminated card stays terminated whatever comes
+   * back (termination cannot be undone); a card the provider reports terminated becomes so here.
+   */
+  async refreshCard(id: string, refresh: CardRefresh): Promise<CardRecord> {
+    return this.prisma.$transaction(async (tx) => {
+      const current = await lockCard(tx, id);
+      const terminated = current.status === 'TERMINATED';
+      const status: CardStatus | undefined = terminated ? undefined : refresh.status;
+      const row = await tx.card.update({
+        where: { id },
+        data: {
+          ...(status ? { status } : {}),
+          ...(status === 'TERMINATED' ? { terminatedAt: new Date() } : {}),
+          ...(refresh.expiry ? { expiry: refresh.expiry } : {}),
+          ...(refresh.balance !== undefined ? { lastKnownBalance: refresh.balance, balanceSyncedAt: new Date() } : {}),
+        },
+      });
+      return toCard(row);
+    }, TX_LIMITS);
+  }
+
+  // ------------------------------------------------------------------ operations
+
+  /** Stored before the provider is asked: whatever happens next, the operation is visible. */
+  async startOperation(operation: NewCardOperation): Promise<CardOperationRecord> {
+    const row = await this.prisma.cardOperation.create({
+      data: {
+        cardUserId: operation.cardUserId,
+        cardId: operation.cardId,
+        requestedBy: operation.requestedBy,
+        kind: operation.kind,
+        amount: operation.amount,
+        currency: operation.currency,
+        status: 'PENDING',
+      },
+      include: WITH_OWNER,
+    });
+    return toOperation(row);
+  }
+
+  /** Completes an operation that changes nothing on the card row (a failure, a read). */
+  async completeOperation(id: string, outcome: OperationOutcome): Promise<CardOperationRecord> {
+    const row = await this.prisma.cardOperation.update({ where: { id }, data: outcomeData(outcome), include: WITH_OWNER });
+    return toOperation(row);
+  }
+
+  /** A card creation the provider accepted: the card (last four digits only) and the operation, together. */
+  async completeCardCreation(operationId: string, card: NewCard, outcome: OperationOutcome & { status: 'SUCCEEDED' }): Promise<{ card: CardRecord; operation: CardOperationRecord }> {
+    return this.prisma.$transaction(async (tx) => {
+      const created = await tx.card.create({
+        data: {
+          cardUserId: card.cardUserId,
+          ownerId: card.ownerId,
+          providerCardId: card.providerCardId,
+          last4: card.last4,
+          expiry: card.expiry,
+          currency: card.currency,
+          status: card.status,
+          lastKnownBalance: card.balance,
+          balanceSyncedAt: new Date(),
+        },
+      });
+      const user = await tx.cardUser.findUniqueOrThrow({ where: { id: card.cardUserId }, select: { providerCardIds: true } });
+      if (!user.providerCardIds.includes(card.providerCardId)) {
+        await tx.cardUser.update({ where: { id: card.cardUserId }, data: { providerCardIds: [...user.providerCardIds, card.providerCardId] } });
+      }
+      const operation = await tx.cardOperation.update({
+        where: { id: operationId },
+        data: { ...outcomeData(outcome), cardId: created.id },
+        include: WITH_OWNER,
+      });
+      return { card: toCard(created), operation: toOperation(operation) };
+    }, TX_LIMITS);
+  }
+
+  /**
+   * A successful operation and what it did to the card, together: the new balance of a top-up or
+   * withdrawal, or the new status of a freeze, unfreeze or termination.
+   */
+  async completeCardOperation(
+    operationId: string,
+    cardId: string,
+    outcome: OperationOutcome & { status: 'SUCCEEDED' },
+    change: { status?: CardStatus; balance?: string | null },
+  ): Promise<{ card: CardRecord; operation: CardOperationRecord }> {
+    return this.prisma.$transaction(async (tx) => {
+      const current = await lockCard(tx, cardId);
+      // Termination is final: nothing brings a terminated card back.
+      const status = current.status === 'TERMINATED' ? undefined : change.status;
+      const card = await tx.card.update({
+        where: { id: cardId },
+        data: {
+          ...(status ? { status } : {}),
+          ...(status === 'TERMINATED' ? { terminatedAt: new Date() } : {}),
+          ...(change.balance !== undefined && change.balance !== null ? { lastKnownBalance: change.balance, balanceSyncedAt: new Date() } : {}),
+        },
+      });
+      const operation = await tx.cardOperation.update({ where: { id: operationId }, data: outcomeData(outcome), include: WITH_OWNER });
+      return { card: toCard(card), operation: toOperation(operation) };
+    }, TX_LIMITS);
+  }
+
+  async findOperation(id: string): Promise<CardOperationRecord | undefined> {
+    const row = await this.prisma.cardOperation.findUnique({ where: { id }, include: WITH_OWNER });
+    return row ? toOperation(row) : undefined;
+  }
+
+  async listOperations(filter: CardOperationFilter, page: PageRequest): Promise<CardOperationRecord[]> {
+    const where: Prisma.CardOperationWhereInput = {
+      ...(filter.cardUserId ? { cardUserId: filter.cardUserId } : {}),
+      ...(filter.cardId ? { cardId: filter.cardId } : {}),
+      ...(filter.kind ? { kind: filter.kind } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+    };
+    const rows = await this.prisma.cardOperation.findMany({
+      where: page.after ? { AND: [where, afterPosition(page.after)] } : where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: page.limit,
+      include: WITH_OWNER,
+    });
+    return rows.map(toOperation);
+  }
+}
+
+function afterPosition(after: { createdAt: Date; id: string }) {
+  return { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] };
+}
+
+async function lockCard(tx: Prisma.TransactionClient, id: string): Promise<CardRow> {
+  await tx.$queryRaw`SELECT id FROM cards WHERE id = ${id}::uuid FOR UPDATE`;
+  return tx.card.findUniqueOrThrow({ where: { id } });
+}
+
+function outcomeData(outcome: OperationOutcome): Prisma.CardOperationUncheckedUpdateInput {
+  const response = outcome.providerResponse === undefined ? undefined : (JSON.parse(JSON.stringify(outcome.providerResponse ?? null)) as Prisma.InputJsonValue);
+  if (outcome.status === 'SUCCEEDED') {
+    return {
+      status: 'SUCCEEDED',
+      completedAt: new Date(),
+      providerResponse: response,
+      providerTransactionId: outcome.providerTransactionId ?? undefined,
+      newBalance: outcome.newBalance ?? undefined,
+    };
+  }
+  return { status: outcome.status, completedAt: new Date(), failureReason: outcome.failureReason.slice(0, 1000), providerResponse: response };
+}
+
+function decimalText(value: { toFixed(): string } | null): string | null {
+  return value === null ? null : value.toFixed();
+}
+
+function toCardUser(row: CardUserRow): CardUserRecord {
+  // The sealed id number stays in the repository: nothing above it needs it back.
+  const { idNumberEncrypted: _sealed, ...user } = row;
+  return user;
+}
+
+function toCard(row: CardRow): CardRecord {
+  return { ...row, status: row.status as CardStatus, lastKnownBalance: decimalText(row.lastKnownBalance) };
+}
+
+function toOperation(row: OperationRow): CardOperationRecord {
+  const { cardUser, ...operation } = row;
+  return {
+    ...operation,
+    ownerId: cardUser.ownerId,
+    kind: row.kind as CardOperationKind,
+    status: row.status as CardOperationStatus,
+    amount: decimalText(row.amount),
+    newBalance: decimalText(row.newBalance),
+  };
+}
