@@ -32,7 +32,9 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     },
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // Only the configured proxies may say who the client is (rate limits and logs use it). Fastify
+    // accepts a hop count too, which its typings omit.
+    trustProxy: config.trustProxy as boolean | string[],
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger, options.extraImports), adapter, {
     logger: new PinoNestLogger(logger.child({ component: 'nest' })),

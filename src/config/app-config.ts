@@ -53,11 +53,24 @@ export interface AppConfig {
   corsOrigins: string[];
   /** Requests per minute per client IP on the public routes: callbacks, health, metrics, docs. */
   publicRateLimitPerMinute: number;
+  /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY): false, true, a hop count or addresses/CIDRs. */
+  trustProxy: boolean | number | string[];
 }
 
 /** Loads `./.env` into the environment when it exists: a development convenience for every entry point. */
 export function loadDotEnvIfPresent(path = '.env'): void {
   if (existsSync(path)) process.loadEnvFile(path);
+}
+
+/** `false` (default: the peer address is the client), `true`, a hop count, or a list of addresses/CIDRs. */
+function parseTrustProxy(value: string | undefined, problems: string[]): boolean | number | string[] {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  if (entries.length && entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) return entries;
+  problems.push(`TRUST_PROXY must be false, true, a hop count or addresses/CIDRs (got "${value}")`);
+  return false;
 }
 
 export class ConfigValidationError extends Error {
@@ -192,6 +205,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     sandboxPort: integer('SANDBOX_PORT', 4010, 0, 65535),
     corsOrigins,
     publicRateLimitPerMinute: integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
   };
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;
