@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { DistributionsModule } from '../../src/distributions/distributions.module';
 import { ProviderTokenService } from '../../src/provider/provider-token.service';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import type { SandboxOptions } from '../../src/sandbox/sandbox.options';
@@ -23,13 +24,13 @@ export interface LinkHosts {
 }
 
 /**
- * The service with wallet links, its `{link_base_url}` on a second sandbox
+ * The service with wallet links and distributions, its `{link_base_url}` on a second sandbox
  * (PROVIDER_LINK_BASE_URL), as provider-clients.e2e-spec.ts does.
  */
 export async function startLinkHosts(env: Record<string, string> = {}, sandboxOptions: SandboxOptions = {}): Promise<LinkHosts> {
   const base = await startTestSandbox({ apiKey: LINK_API_KEY, ...sandboxOptions });
   const link = await startTestSandbox({ apiKey: LINK_API_KEY, ...sandboxOptions });
-  const service = await startTestService(base, { PROVIDER_LINK_BASE_URL: link.url, PROVIDER_API_KEY: LINK_API_KEY, ...env }, [WalletLinksModule]);
+  const service = await startTestService(base, { PROVIDER_LINK_BASE_URL: link.url, PROVIDER_API_KEY: LINK_API_KEY, ...env }, [WalletLinksModule, DistributionsModule]);
   const syncTokens = async () => {
     await service.get(ProviderTokenService).getBearer();
     for (const [token, expiresAt] of base.state.tokens) link.state.tokens.set(token, expiresAt);

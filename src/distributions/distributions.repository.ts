@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../database/prisma.service';
+import type {
+  DistributionFilter,
+  DistributionKind,
+  DistributionOutcome,
+  DistributionPageRequest,
+  DistributionRecord,
+  DistributionStatus,
+  NewDistribution,
+} from './distribution.types';
+
+type DistributionRow = Prisma.DistributionGetPayload<{ include: { shares: true } }>;
+const WITH_SHARES = { shares: { orderBy: { position: 'asc' } } } as const;
+const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
+
+/** Distributions and their shares. The only Prisma user of the area. */
+@Injectable()
+export class DistributionsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Stores the distribution PENDING with every share, in one transaction, before anything is
+   * sent. `undefined` when its paymentId is already taken (the unique index decided).
+   */
+  async createPending(distribution: NewDistribution): Promise<DistributionRecord | undefined> {
+    try {
+      const row = await this.prisma.distribution.create({
+        data: {
+          kind: distribution.kind,
+          createdBy: distribution.createdBy,
+          paymentReceiver: distribution.paymentReceiver,
+          paymentId: distribution.paymentId,
+          payer: distribution.payer,
+          amount: distribution.amount,
+          currency: distribution.currency,
+          status: 'PENDING',
+          receiverShareMinor: distribution.receiverShareMinor,
+          providerRequest: distribution.providerRequest as Prisma.InputJsonValue,
+          shares: {
+            create: distribution.shares.map((share) => ({ position: share.position, matricule: share.matricule, rate: share.rate, shareMinor: share.shareMinor })),
+          },
+        },
+        include: WITH_SHARES,
+      });
+      return toRecord(row);
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return undefined;
+      throw error;
+    }
+  }
+
+  async findByPaymentId(paymentId: string): Promise<DistributionRecord | undefined> {
+    const row = await this.prisma.distribution.findUnique({ where: { paymentId }, include: WITH_SHARES });
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Records the provider's answer on a PENDING distribution (only PENDING moves). */
+  async recordOutcome(id: string, outcome: DistributionOutcome): Promise<DistributionRecord> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.distribution.updateMany({
+        where: { id, status: 'PENDING' },
+        data: {
+          status: outcome.status,
+          providerMessage: outcome.providerMessage,
+          failureReason: outcome.status === 'SUCCEEDED' ? null : outcome.failureReason,
+          providerResponse: (outcome.providerResponse ?? Prisma.DbNull) as Prisma.InputJsonValue,
+          completedAt: new Date(),
+        },
+      });
+      return toRecord(await tx.distribution.findUniqueOrThrow({ where: { id }, include: WITH_SHARES }));
+    }, TX_LIMITS);
+  }
+
+  /** Removes a PENDING distribution that provably never reached the provider, freeing its paymentId. */
+  async deletePending(id: string): Promise<void> {
+    await this.prisma.distribution.deleteMany({ where: { id, status: 'PENDING' } });
+  }
+
+  async findById(id: string): Promise<DistributionRecord | undefined> {
+    const row = await this.prisma.distribution.findUnique({ where: { id }, include: WITH_SHARES });
+    return row ? toRecord(row) : undefined;
+  }
+
+  async list(filter: DistributionFilter, page: DistributionPageRequest): Promise<DistributionRecord[]> {
+    const where: Prisma.DistributionWhereInput = {
+      ...(filter.kind ? { kind: filter.kind } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+    };
+    const after = page.after;
+    const rows = await this.prisma.distribution.findMany({
+      where: after ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] } : where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: page.limit,
+      include: WITH_SHARES,
+    });
+    return rows.map(toRecord);
+  }
+}
+
+function toRecord(row: DistributionRow): DistributionRecord {
+  return {
+    id: row.id,
+    kind: row.kind as DistributionKind,
+    createdBy: row.createdBy,
+    paymentReceiver: row.paymentReceiver,
+    paymentId: row.paymentId,
+    payer: row.payer,
+    amount: row.amount.toFixed(),
+    currency: row.currency,
+    status: row.status as DistributionStatus,
+    providerMessage: row.providerMessage,
+    failureReason: row.failureReason,
+    providerRequest: row.providerRequest,
+    providerResponse: row.providerResponse,
+    receiverShareMinor: row.receiverShareMinor,
+    createdAt: row.createdAt,
+    completedAt: row.completedAt,
+    shares: row.shares.map((share) => ({ position: share.position, matricule: share.matricule, rate: share.rate.toFixed(), shareMinor: share.shareMinor })),
+  };
+}

@@ -1,0 +1,249 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { AuthUser } from '../auth/auth.types';
+import { ConflictError, NotFoundError, ValidationFailedError, type FieldError } from '../common/domain-error';
+import { Money, MoneyError, parseStoredDecimal } from '../common/money';
+import { validateAmountForCurrency } from '../common/money.validator';
+import type { AppConfig, CurrencyRule } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { APP_LOGGER } from '../logging/logging.module';
+import { redact } from '../logging/redaction';
+import { DistributionClient } from '../provider/clients/distribution.client';
+import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
+import type { DistributionEntry, SuccessMessage } from '../provider/provider.types';
+import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber } from './distribution-shares';
+import type { DistributionFilter, DistributionKind, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
+import type { CreateFiatDistributionDto, CreateInitDistributionDto, DistributionDto, DistributionEntryDto, DistributionPageDto, ListDistributionsQueryDto } from './distributions.dto';
+import { DistributionsRepository } from './distributions.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_PAGE_SIZE = 50;
+
+/** An error that proves the request never reached the provider: nothing can have been distributed. */
+export function provesNotSent(error: unknown): boolean {
+  return error instanceof ProviderError && error.outcomeKnown && !(error instanceof ProviderRejectedError);
+}
+
+/** A request checked and computed, ready to be stored and sent. */
+interface Prepared {
+  money: Money;
+  providerAmount: number;
+  providerDistribution: DistributionEntry[];
+  shares: NewDistribution['shares'];
+  remainder: bigint;
+}
+
+@Injectable()
+export class DistributionsService {
+  constructor(
+    private readonly distributions: DistributionsRepository,
+    private readonly client: DistributionClient,
+    @InjectConfig() private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** `POST {link_base_url}/api/agent/link/init`: a payment prepared for redistribution; paymentId used once. */
+  async createInit(user: AuthUser, dto: CreateInitDistributionDto): Promise<DistributionDto> {
+    const prepared = this.prepare(dto);
+    const body = {
+      payment_receiver: dto.paymentReceiver,
+      payment_id: dto.paymentId,
+      amount: prepared.providerAmount,
+      distribution: prepared.providerDistribution,
+    };
+    const stored = await this.distributions.createPending({
+      kind: 'init',
+      createdBy: user.id,
+      paymentReceiver: dto.paymentReceiver,
+      paymentId: dto.paymentId,
+      payer: null,
+      amount: prepared.money.toString(),
+      currency: dto.currency,
+      receiverShareMinor: prepared.remainder,
+      providerRequest: redact(body),
+      shares: prepared.shares,
+    });
+    if (!stored) {
+      const existing = await this.distributions.findByPaymentId(dto.paymentId);
+      throw new ConflictError('distribution_payment_id_exists', `paymentId ${dto.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`);
+    }
+    return this.submit(stored, () => this.client.initTransaction(body));
+  }
+
+  /** `POST {link_base_url}/api/agent/link/fiat-distribution`: a fiat payment received elsewhere, redistributed. */
+  async createFiat(user: AuthUser, dto: CreateFiatDistributionDto): Promise<DistributionDto> {
+    const prepared = this.prepare(dto);
+    const body = { data: { payer: dto.payer, currency: dto.currency, amount: prepared.providerAmount, distribution: prepared.providerDistribution } };
+    const stored = await this.distributions.createPending({
+      kind: 'fiat',
+      createdBy: user.id,
+      paymentReceiver: null,
+      paymentId: null,
+      payer: dto.payer,
+      amount: prepared.money.toString(),
+      currency: dto.currency,
+      receiverShareMinor: null,
+      providerRequest: redact(body),
+      shares: prepared.shares,
+    });
+    if (!stored) throw new Error('a fiat distribution has no unique field to collide on');
+    return this.submit(stored, () => this.client.distributeFiat(body));
+  }
+
+  async get(id: string): Promise<DistributionDto> {
+    const distribution = UUID.test(id) ? await this.distributions.findById(id) : undefined;
+    if (!distribution) throw new NotFoundError(`No distribution ${id}.`);
+    return this.toDto(distribution);
+  }
+
+  async list(query: ListDistributionsQueryDto): Promise<DistributionPageDto> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const filter: DistributionFilter = {
+      kind: query.kind,
+      status: query.status,
+      from: query.from ? new Date(query.from) : undefined,
+      to: query.to ? new Date(query.to) : undefined,
+    };
+    const rows = await this.distributions.list(filter, { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined });
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return { items: items.map((d) => this.toDto(d)), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  }
+
+  /**
+   * Every rule at once, as field errors: the amount for its currency, each matricule once, the
+   * rates' sum. Then the exact shares, in minor units, and the exact JSON numbers for the provider.
+   */
+  private prepare(dto: { amount: string | number; currency: string; distribution: DistributionEntryDto[] }): Prepared {
+    const errors: FieldError[] = [];
+    const checked = validateAmountForCurrency(dto.amount, dto.currency, this.config.currencies);
+    if ('errors' in checked) errors.push(...checked.errors);
+    errors.push(...distributionListErrors(dto.distribution));
+    let providerAmount = 0;
+    if ('money' in checked) {
+      try {
+        providerAmount = checked.money.toProviderNumber();
+      } catch (error) {
+        if (!(error instanceof MoneyError)) throw error;
+        errors.push({ field: 'amount', message: 'amount cannot be sent to the provider exactly' });
+      }
+    }
+    if (errors.length > 0 || !('money' in checked)) throw new ValidationFailedError(errors);
+
+    const rates = dto.distribution.map((entry) => canonicalRate(entry.rate));
+    const { shares, remainder } = computeShares(checked.money.minor, rates);
+    return {
+      money: checked.money,
+      providerAmount,
+      providerDistribution: dto.distribution.map((entry, index) => ({ matricule: entry.matricule, rate: rateToProviderNumber(rates[index]) })),
+      shares: dto.distribution.map((entry, index) => ({ position: index + 1, matricule: entry.matricule, rate: rates[index], shareMinor: shares[index] })),
+      remainder,
+    };
+  }
+
+  /**
+   * Sends the stored distribution and records what the answer did: SUCCEEDED, FAILED (a refusal:
+   * nothing happened there) or UNKNOWN (timeout, 5xx, lost or unreadable answer: it may have
+   * happened, so it is never resent). An error proving nothing was sent (budget spent, provider
+   * unreachable, our credentials refused) removes the PENDING record, freeing its paymentId, and
+   * is the caller's answer (the idempotency key is released too).
+   */
+  private async submit(stored: DistributionRecord, send: () => Promise<SuccessMessage>): Promise<DistributionDto> {
+    let outcome: DistributionOutcome;
+    try {
+      const answer = await send();
+      outcome =
+        answer?.success === true
+          ? { status: 'SUCCEEDED', providerMessage: messageOf(answer), providerResponse: redact(answer) }
+          : { status: 'UNKNOWN', failureReason: 'The provider answered without success: true', providerMessage: messageOf(answer), providerResponse: redact(answer) };
+    } catch (error) {
+      if (provesNotSent(error)) {
+        await this.distributions.deletePending(stored.id);
+        this.logger.warn({ distributionId: stored.id, code: (error as ProviderError).code }, 'distribution not sent to the provider; record removed');
+        throw error;
+      }
+      outcome = failedOutcome(error);
+      if (!(error instanceof ProviderError)) this.logger.error({ err: error, distributionId: stored.id }, 'unexpected error while sending a distribution');
+    }
+    const recorded = await this.distributions.recordOutcome(stored.id, outcome);
+    this.logger.info({ distributionId: recorded.id, kind: recorded.kind, status: recorded.status }, 'distribution recorded');
+    return this.toDto(recorded);
+  }
+
+  private toDto(distribution: DistributionRecord): DistributionDto {
+    const rule = this.ruleFor(distribution.currency);
+    const amount = parseStoredDecimal(distribution.amount, rule);
+    const allocated = distribution.shares.reduce((sum, share) => sum + share.shareMinor, 0n);
+    return {
+      id: distribution.id,
+      kind: distribution.kind as DistributionKind,
+      status: distribution.status,
+      paymentReceiver: distribution.paymentReceiver,
+      paymentId: distribution.paymentId,
+      payer: distribution.payer,
+      amount: amount.toString(),
+      currency: distribution.currency,
+      distribution: distribution.shares.map((share) => ({
+        position: share.position,
+        matricule: share.matricule,
+        rate: canonicalRate(share.rate),
+        share: Money.fromMinor(share.shareMinor, rule).toString(),
+      })),
+      remainder: Money.fromMinor(distribution.receiverShareMinor ?? amount.minor - allocated, rule).toString(),
+      providerMessage: distribution.providerMessage,
+      failureReason: distribution.failureReason,
+      createdBy: distribution.createdBy,
+      createdAt: distribution.createdAt.toISOString(),
+      completedAt: distribution.completedAt ? distribution.completedAt.toISOString() : null,
+    };
+  }
+
+  /** The configured rule; for a currency no longer configured, its ISO 4217 minor units. */
+  private ruleFor(code: string): CurrencyRule {
+    const configured = this.config.currencies[code];
+    if (configured) return configured;
+    let decimals = 2;
+    try {
+      decimals = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      // not an ISO code Intl knows: two decimals
+    }
+    return { code, decimals, maxAmount: '0' };
+  }
+}
+
+function messageOf(answer: unknown): string | null {
+  const message = (answer as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message.slice(0, 500) : null;
+}
+
+function failedOutcome(error: unknown): DistributionOutcome {
+  if (error instanceof ProviderRejectedError) {
+    return {
+      status: 'FAILED',
+      failureReason: error.providerMessage ?? 'Refused by the payment provider',
+      providerMessage: error.providerMessage ?? null,
+      providerResponse: redact(error.body ?? { httpStatus: error.providerStatus }),
+    };
+  }
+  if (error instanceof ProviderError) {
+    return {
+      status: 'UNKNOWN',
+      failureReason: error.detail,
+      providerMessage: error.providerMessage ?? null,
+      providerResponse: { error: error.code, ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}) },
+    };
+  }
+  return { status: 'UNKNOWN', failureReason: 'The submission failed unexpectedly after it may have been sent', providerMessage: null, providerResponse: { error: 'internal_error' } };
+}
+
+function encodeCursor(distribution: DistributionRecord): string {
+  return Buffer.from(`${distribution.createdAt.toISOString()}|${distribution.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !UUID.test(id) || Number.isNaN(createdAt.getTime())) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
+  return { createdAt, id };
+}
