@@ -1,21 +1,27 @@
 # syntax=docker/dockerfile:1
 #
-# Payments BFF image.
+# Payments BFF image (Node.js 22 LTS, Debian bookworm slim).
 #   docker build -t payments-bff .
-#   docker run --rm --env-file prod.env payments-bff npm run db:migrate    # migrations: a separate step
+#   docker run --rm --env-file prod.env payments-bff npm run db:migrate    # migrations: a separate, one-shot step
 #   docker run -d -p 3000:3000 --env-file prod.env payments-bff            # the service (never migrates)
-# The image runs with NODE_ENV=production: every development default is refused, so the
-# environment must provide DATABASE_URL, PROVIDER_*, PUBLIC_BASE_URL, CALLBACK_SIGNING_SECRET,
-# DATA_ENCRYPTION_KEY and AUTH_JWT_SECRET or AUTH_JWKS_URL (see .env.example and README.md).
+# docker-compose.yml runs both, with PostgreSQL and the provider sandbox, for a local
+# production-like run.
+#
+# The image runs with NODE_ENV=production: every development default is refused (exit 78), so the
+# environment must provide DATABASE_URL, PROVIDER_BASE_URL, PROVIDER_API_KEY, PROVIDER_SECRET_KEY,
+# PROVIDER_SP_AUTH_TOKEN, PUBLIC_BASE_URL, CALLBACK_SIGNING_SECRET, DATA_ENCRYPTION_KEY and
+# AUTH_JWT_SECRET or AUTH_JWKS_URL (see .env.example and README.md). No .env enters the image.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:22-bookworm-slim
 
-# --- build: all dependencies, Prisma client generation, TypeScript compilation to dist/ ---------
+# --- build: every dependency, Prisma client generation, TypeScript compilation to dist/ ---------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-ENV CI=true
+ENV CI=true \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json ./
-# Prisma's postinstall may try to download a native engine; nothing here needs it.
+# Prisma's postinstall may try to download a native engine and fail: harmless, nothing here needs it
+# (scripts/prisma-generate.js generates offline; migrations use the WebAssembly schema engine).
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json .swcrc ./
 COPY scripts ./scripts
@@ -23,28 +29,34 @@ COPY prisma ./prisma
 COPY src ./src
 RUN npm run build
 
-# --- runtime: production dependencies, compiled service, migrations ----------------------------
+# --- runtime: production dependencies only, the compiled service, the migrations ---------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
-    NPM_CONFIG_FUND=false
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies only. @swc-node/register and @swc/core are among them on purpose:
-# `npm run db:migrate` runs the TypeScript entry src/database/migrate.main.ts, and
-# `npm run token` runs scripts/token.ts.
+# `npm run db:migrate` runs the TypeScript entry src/database/migrate.main.ts, `npm run sandbox`
+# src/sandbox/sandbox.main.ts and `npm run token` scripts/token.ts.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json .swcrc ./
-# The compiled service (includes the generated Prisma client under dist/generated).
+# The compiled service (with the generated Prisma client under dist/generated).
 COPY --from=build /app/dist ./dist
-# Migrations: read by `npm run db:migrate` and by /health/ready (pending migrations = not ready).
+# Migrations: applied by `npm run db:migrate`, read by /health/ready (pending migrations = not ready).
 COPY --from=build /app/prisma ./prisma
-# TypeScript sources for `npm run db:migrate` (and the generated client they sit beside).
+# TypeScript sources (with the generated client) for the db:migrate, sandbox and token commands.
 COPY --from=build /app/src ./src
 COPY --from=build /app/scripts ./scripts
+# Everything above belongs to root and is read-only for the service, which runs unprivileged
+# (the `node` user, uid 1000, of the official image) and writes nothing under /app.
 USER node
 EXPOSE 3000
+# Liveness only (the process answers); readiness (database, migrations) is /health/ready, for the load balancer.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# SIGTERM (docker stop) shuts the service down gracefully; the service never migrates at start.
+STOPSIGNAL SIGTERM
 CMD ["node", "dist/main.js"]
