@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { DistributionsModule } from '../../src/distributions/distributions.module';
+import { WalletLinksModule } from '../../src/wallet-links/wallet-links.module';
+import { startTestService } from '../support/test-service';
 import { apiUser, databaseDump, LINK_API_KEY, startLinkHosts, uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
 
 type Api = Awaited<ReturnType<typeof apiUser>>;
@@ -365,6 +368,44 @@ describe('distributions end to end', () => {
     });
   });
 
+  describe('the shared /api/agent budget', () => {
+    it('spent: 429 with Retry-After, nothing sent, nothing stored, and the Idempotency-Key is free for a retry', async () => {
+      // The budget is counted in the database for every instance: this one allows 1 call an hour, already used.
+      const limited = await startTestService(
+        hosts.base,
+        { PROVIDER_LINK_BASE_URL: hosts.link.url, PROVIDER_API_KEY: LINK_API_KEY, PROVIDER_AGENT_HOURLY_LIMIT: '1' },
+        [WalletLinksModule, DistributionsModule],
+      );
+      try {
+        const limitedAdmin = await apiUser(limited, admin.sub, 'admin');
+        const calls = providerCalls();
+        const links = hosts.link.state.requestsTo('/api/agent/link/new').length;
+        const key = randomUUID();
+        const body = initBody();
+        const refused = await limitedAdmin.createInit(body, key);
+        expect(refused.status).toBe(429);
+        expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+        expect(refused.body).toMatchObject({ code: 'provider_budget_exhausted', outcomeKnown: true });
+        expect((await limitedAdmin.createFiat(fiatBody())).status).toBe(429);
+        const customer = await apiUser(limited);
+        const link = await customer.createLink({ email: uniqueLinkEmail('budget'), phone: '650100009', phoneCountry: '+237' });
+        expect(link.status).toBe(429);
+        expect(providerCalls()).toBe(calls);
+        expect(hosts.link.state.requestsTo('/api/agent/link/new')).toHaveLength(links);
+        expect(await hosts.service.prisma.distribution.count({ where: { paymentId: body.paymentId } })).toBe(0);
+        expect((await customer.listLinks()).body.items).toEqual([]);
+
+        // Nothing happened: the same key and body go through on an instance with budget left.
+        const retried = await admin.createInit(body, key);
+        expect(retried.status).toBe(201);
+        expect(retried.body.status).toBe('SUCCEEDED');
+        expect(sentInit(body.paymentId)).toHaveLength(1);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
   describe('roles and reads', () => {
     it('customer and finance: 403 on both POSTs, nothing sent', async () => {
       const customer = await apiUser(hosts.service);
@@ -411,6 +452,27 @@ describe('distributions end to end', () => {
       const customer = await apiUser(hosts.service);
       expect((await customer.getDistribution(a.id)).status).toBe(403);
       expect((await customer.listDistributions()).status).toBe(403);
+    });
+
+    it('Swagger documents every route with its auth, Idempotency-Key and body schema', async () => {
+      const doc = (await request(hosts.service.server).get('/docs-json')).body;
+      for (const [path, method] of [
+        ['/v1/wallet-links', 'post'],
+        ['/v1/wallet-links', 'get'],
+        ['/v1/wallet-links/{id}', 'get'],
+        ['/v1/distributions', 'post'],
+        ['/v1/distributions/fiat', 'post'],
+        ['/v1/distributions', 'get'],
+        ['/v1/distributions/{id}', 'get'],
+      ]) {
+        expect(doc.paths[path]?.[method]?.security).toEqual([{ bearer: [] }]);
+      }
+      const init = doc.paths['/v1/distributions'].post;
+      expect(init.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]));
+      const schema = doc.components.schemas.CreateInitDistributionDto;
+      expect(Object.keys(schema.properties).sort()).toEqual(['amount', 'currency', 'distribution', 'paymentId', 'paymentReceiver']);
+      expect(Object.keys(doc.components.schemas.CreateFiatDistributionDto.properties).sort()).toEqual(['amount', 'currency', 'distribution', 'payer']);
+      expect(Object.keys(doc.components.schemas.WalletLinkDto.properties)).not.toContain('apikey');
     });
 
     it('no wallet-link apikey anywhere in the database or the logs', async () => {
