@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
+import { PageDto, PageQueryDto } from '../common/pagination';
 
 export const CALLBACK_RESULTS = ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] as const;
 
@@ -53,15 +53,12 @@ export class CallbackRecordDto {
   receivedAt: string;
 }
 
-export class CallbackPageDto {
+export class CallbackPageDto extends PageDto {
   @ApiProperty({ type: [CallbackRecordDto] })
   items: CallbackRecordDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor: string | null;
 }
 
-export class ListCallbacksQueryDto {
+export class ListCallbacksQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
   @IsUUID()
@@ -87,17 +84,4 @@ export class ListCallbacksQueryDto {
   @IsISO8601({ strict: true })
   to?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, ValidationFailedError } from '../common/domain-error';
+import { NotFoundError } from '../common/domain-error';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
 import { redact, REDACTED } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
 import { CallbackUrlsService } from '../orders/callback-urls.service';
@@ -8,7 +9,6 @@ import { OrdersService } from '../orders/orders.service';
 import type { CallbackAckDto, CallbackPageDto, CallbackRecordDto, ListCallbacksQueryDto } from './callbacks.dto';
 import { CallbacksRepository } from './callbacks.repository';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_STORED_BODY = 64 * 1024;
 
 export interface ArrivedCallback {
@@ -39,7 +39,7 @@ export class CallbacksService {
    * answered 404 like a URL that does not exist.
    */
   async receive(arrived: ArrivedCallback): Promise<CallbackAckDto> {
-    const tokenValid = UUID.test(arrived.pathOrderId) && this.urls.verify(arrived.pathOrderId, arrived.outcome, arrived.query.token);
+    const tokenValid = UUID_PATTERN.test(arrived.pathOrderId) && this.urls.verify(arrived.pathOrderId, arrived.outcome, arrived.query.token);
     const callback = await this.orders.applyCallback({
       pathOrderId: arrived.pathOrderId,
       verifiedOrderId: tokenValid ? arrived.pathOrderId : null,
@@ -58,29 +58,17 @@ export class CallbacksService {
   }
 
   async list(query: ListCallbacksQueryDto): Promise<CallbackPageDto> {
-    const limit = query.limit ?? 50;
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.callbacks.list(
       { orderId: query.orderId, outcome: query.outcome, result: query.result, from: query.from ? new Date(query.from) : undefined, to: query.to ? new Date(query.to) : undefined },
       limit + 1,
-      after,
+      after && { receivedAt: after.at, id: after.id },
     );
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    return {
-      items: items.map(toDto),
-      nextCursor: rows.length > limit && last ? Buffer.from(`${last.receivedAt.toISOString()}|${last.id}`).toString('base64url') : null,
-    };
+    return toPage(rows, limit, (c) => ({ at: c.receivedAt, id: c.id }), toDto);
   }
 }
 
 function toDto(record: CallbackRecord): CallbackRecordDto {
   return { ...record, receivedAt: record.receivedAt.toISOString() };
-}
-
-function decodeCursor(cursor: string): { receivedAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const receivedAt = new Date(at ?? '');
-  if (!id || !UUID.test(id) || Number.isNaN(receivedAt.getTime())) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
-  return { receivedAt, id };
 }

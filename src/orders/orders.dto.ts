@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { PageDto, PageQueryDto } from '../common/pagination';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
 import { ORDER_STATUSES, type OrderStatus } from './order.types';
@@ -149,12 +150,9 @@ export class OrderDetailDto extends OrderDto {
   callbacks: OrderCallbackSummaryDto[];
 }
 
-export class OrderPageDto {
+export class OrderPageDto extends PageDto {
   @ApiProperty({ type: [OrderDto] })
   items: OrderDto[];
-
-  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
-  nextCursor: string | null;
 }
 
 export class OrderFilterQueryDto {
@@ -186,21 +184,7 @@ export class OrderFilterQueryDto {
 
 }
 
-export class ListOrdersQueryDto extends OrderFilterQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-}
+export class ListOrdersQueryDto extends IntersectionType(OrderFilterQueryDto, PageQueryDto) {}
 
 export class OrderStatusEventDto {
   @ApiProperty({ format: 'uuid' })

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { canReadAll, type AuthUser } from '../auth/auth.types';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { csvRow } from '../common/csv';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
 import { MoneyError, parseStoredDecimal } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
@@ -20,8 +21,6 @@ import { FINAL_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, t
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { OrdersRepository, type IncomingCallback } from './orders.repository';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DEFAULT_PAGE_SIZE = 50;
 export const EVENTS_POLL_INTERVAL_MS = 1_000;
 const EXPORT_BATCH_SIZE = 1_000;
 const CSV_COLUMNS = [
@@ -131,10 +130,9 @@ export class OrdersService implements OnModuleInit {
   async list(user: AuthUser, query: ListOrdersQueryDto): Promise<OrderPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const filter = filterFor(user, query);
-    const rows = await this.orders.list(filter, { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined });
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    return { items: items.map((o) => this.toDto(o)), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const rows = await this.orders.list(filter, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
+    return toPage(rows, limit, (o) => ({ at: o.createdAt, id: o.id }), (o) => this.toDto(o));
   }
 
   /**
@@ -219,7 +217,7 @@ export class OrdersService implements OnModuleInit {
 
   /** Existing and visible to this user, or 404: another customer's order does not exist for them. */
   private async findVisible(user: AuthUser, id: string): Promise<OrderRecord> {
-    const order = UUID.test(id) ? await this.orders.findById(id) : undefined;
+    const order = UUID_PATTERN.test(id) ? await this.orders.findById(id) : undefined;
     if (!order || (!canReadAll(user) && order.customerId !== user.id)) throw new NotFoundError(`No order ${id}.`);
     return order;
   }
@@ -288,13 +286,3 @@ function failedOutcome(error: unknown): SubmissionOutcome {
   return { status: 'UNKNOWN', detail: error instanceof ProviderError ? error.detail : 'The submission failed unexpectedly after it may have been sent' };
 }
 
-function encodeCursor(order: OrderRecord): string {
-  return Buffer.from(`${order.createdAt.toISOString()}|${order.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !UUID.test(id) || Number.isNaN(createdAt.getTime())) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
-  return { createdAt, id };
-}

@@ -241,6 +241,7 @@ describe('callbacks, idempotency and access to orders', () => {
       expect(processing.body.items).toHaveLength(3);
       expect((await carol.listOrders({ status: 'DONE' })).status).toBe(400);
       expect((await carol.listOrders({ cursor: 'garbage' })).status).toBe(400);
+      expect((await carol.listOrders({ limit: '201' })).body.errors).toEqual([expect.objectContaining({ field: 'limit' })]);
     });
 
     it('finance reads the stored callbacks', async () => {

@@ -1,0 +1,60 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ValidationFailedError } from './domain-error';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `?limit=&cursor=` of every list: keyset pagination, newest first. */
+export class PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+/** A position in a list sorted by (time, id) descending. */
+export interface KeysetPosition {
+  at: Date;
+  id: string;
+}
+
+export function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(`${position.at.toISOString()}|${position.id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): KeysetPosition {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const date = new Date(at ?? '');
+  if (!id || !UUID_PATTERN.test(id) || Number.isNaN(date.getTime())) {
+    throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
+  }
+  return { at: date, id };
+}
+
+/**
+ * Cuts a page out of rows fetched with `limit + 1`: the extra row only says whether there is a
+ * next page, whose cursor is the last row kept.
+ */
+export function toPage<R, T>(rows: R[], limit: number, positionOf: (row: R) => KeysetPosition, toItem: (row: R) => T): { items: T[]; nextCursor: string | null } {
+  const kept = rows.slice(0, limit);
+  const last = kept[kept.length - 1];
+  return { items: kept.map(toItem), nextCursor: rows.length > limit && last ? encodeCursor(positionOf(last)) : null };
+}
+
+/** Documents `{ items, nextCursor }` in Swagger for one item type. */
+export class PageDto {
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
+  nextCursor: string | null;
+}
