@@ -12,7 +12,7 @@ import { DistributionClient } from '../provider/clients/distribution.client';
 import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
 import type { DistributionEntry, SuccessMessage } from '../provider/provider.types';
 import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber } from './distribution-shares';
-import type { DistributionFilter, DistributionKind, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
+import type { DistributionFilter, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
 import type { CreateFiatDistributionDto, CreateInitDistributionDto, DistributionDto, DistributionEntryDto, DistributionPageDto, ListDistributionsQueryDto } from './distributions.dto';
 import { DistributionsRepository } from './distributions.repository';
 
@@ -176,7 +176,7 @@ export class DistributionsService {
     const allocated = distribution.shares.reduce((sum, share) => sum + share.shareMinor, 0n);
     return {
       id: distribution.id,
-      kind: distribution.kind as DistributionKind,
+      kind: distribution.kind,
       status: distribution.status,
       paymentReceiver: distribution.paymentReceiver,
       paymentId: distribution.paymentId,
