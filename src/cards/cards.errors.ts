@@ -1,6 +1,20 @@
 import { DomainError } from '../common/domain-error';
+import { maskCardNumber } from '../logging/redaction';
 import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
 import type { CardOperationStatus } from './card.types';
+
+/** 13 to 19 digits, optionally grouped by spaces or dashes, not inside a longer word (a PAN's shape). */
+const CARD_NUMBER_LIKE = /(?<![A-Za-z0-9])\d(?:[ -]?\d){12,18}(?![A-Za-z0-9])/g;
+
+/**
+ * Masks anything shaped like a card number in a text the provider wrote (an error message may
+ * echo one): such texts are stored as failure reasons and shown in problems.
+ */
+export function maskCardNumbersIn(text: string): string;
+export function maskCardNumbersIn(text: string | undefined): string | undefined;
+export function maskCardNumbersIn(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : text.replace(CARD_NUMBER_LIKE, (match) => maskCardNumber(match));
+}
 
 /** A terminated card refuses every later operation, before anything is sent to the provider. */
 export class CardTerminatedError extends DomainError {
@@ -46,7 +60,7 @@ export class CardProviderError extends DomainError {
     readonly providerError: ProviderError,
     readonly operation: { id: string; status: CardOperationStatus },
   ) {
-    super(`${providerError.detail} Card operation ${operation.id} is recorded as ${operation.status}.`, { cause: providerError });
+    super(maskCardNumbersIn(`${providerError.detail} Card operation ${operation.id} is recorded as ${operation.status}.`), { cause: providerError });
     this.status = providerError.status;
     this.code = providerError.code;
     this.title = providerError.title;
@@ -54,7 +68,9 @@ export class CardProviderError extends DomainError {
   }
 
   get problemExtensions(): Record<string, unknown> {
-    return { ...this.providerError.problemExtensions, operationId: this.operation.id, operationStatus: this.operation.status };
+    const extensions: Record<string, unknown> = { ...this.providerError.problemExtensions, operationId: this.operation.id, operationStatus: this.operation.status };
+    if (typeof extensions.providerMessage === 'string') extensions.providerMessage = maskCardNumbersIn(extensions.providerMessage);
+    return extensions;
   }
 }
 

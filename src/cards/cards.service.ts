@@ -37,7 +37,7 @@ import type {
   PageQueryDto,
 } from './cards.dto';
 import { isZeroAmount } from './cards.dto';
-import { CardFrozenError, CardProviderError, CardTerminatedError, provesNotSent } from './cards.errors';
+import { CardFrozenError, CardProviderError, CardTerminatedError, maskCardNumbersIn, provesNotSent } from './cards.errors';
 import { CardsRepository } from './cards.repository';
 
 export const FIRST_ANSWER_NOTE = 'cardNumber and cvv are shown only in this first answer: they are not stored and cannot be shown again';
@@ -361,7 +361,7 @@ function failureOutcome(error: unknown): OperationOutcome {
   if (error instanceof ProviderRejectedError) {
     return {
       status: 'FAILED',
-      failureReason: error.providerMessage ?? 'Refused by the payment provider',
+      failureReason: maskCardNumbersIn(error.providerMessage ?? 'Refused by the payment provider'),
       providerResponse: error.body === undefined ? { httpStatus: error.providerStatus } : redact(error.body),
     };
   }
@@ -369,8 +369,8 @@ function failureOutcome(error: unknown): OperationOutcome {
   if (error instanceof ProviderError) {
     return {
       status: 'UNKNOWN',
-      failureReason: error.detail,
-      providerResponse: { code: error.code, ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}), ...(error.providerMessage ? { message: error.providerMessage } : {}) },
+      failureReason: maskCardNumbersIn(error.detail),
+      providerResponse: { code: error.code, ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}), ...(error.providerMessage ? { message: maskCardNumbersIn(error.providerMessage) } : {}) },
     };
   }
   return { status: 'UNKNOWN', failureReason: 'The operation failed unexpectedly after it may have been sent' };
