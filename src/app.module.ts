@@ -14,6 +14,8 @@ import { MetricsModule } from './metrics/metrics.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProviderModule } from './provider/provider.module';
 import { ReportsModule } from './reports/reports.module';
+import { WalletLinksModule } from './wallet-links/wallet-links.module';
+import { DistributionsModule } from './distributions/distributions.module';
 
 @Module({})
 export class AppModule {
@@ -21,7 +23,7 @@ export class AppModule {
   static forRoot(config: AppConfig, logger: Logger, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), MetricsModule, DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, ReportsModule, HealthModule, ...extraImports],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), MetricsModule, DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, WalletLinksModule, DistributionsModule, ReportsModule, HealthModule, ...extraImports],
       providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
     };
   }

@@ -1,7 +1,7 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import type { CurrencyRule } from '../config/app-config';
 import type { FieldError } from './domain-error';
-import { checkAmountInput, Money, MoneyError, moneyErrorMessage, parseRate } from './money';
+import { checkAmountInput, Money, MoneyError, moneyErrorMessage, parseRate, RATE_DECIMALS } from './money';
 
 /**
  * DTO decorators for money. They check what can be checked without knowing the currency; the
@@ -55,7 +55,7 @@ export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
  * decimals, as a string or a number. The sum of rates is the service's check (MoneyError
  * 'rates_above_100' from the allocation).
  */
-export function IsPercentageRate(options?: ValidationOptions): PropertyDecorator {
+export function IsPercentageRate(maxDecimals: number = RATE_DECIMALS, options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
     registerDecorator({
       name: 'isPercentageRate',
@@ -66,13 +66,14 @@ export function IsPercentageRate(options?: ValidationOptions): PropertyDecorator
         validate: (value: unknown) => {
           try {
             parseRate(value);
-            return true;
           } catch {
             return false;
           }
+          const decimals = String(value).trim().split('.')[1]?.replace(/0+$/, '').length ?? 0;
+          return decimals <= maxDecimals;
         },
         defaultMessage: (args?: ValidationArguments) =>
-          `${args?.property ?? 'rate'} must be a positive percentage of at most 100 with at most 4 decimals, as a string or a number`,
+          `${args?.property ?? 'rate'} must be a positive percentage of at most 100 with at most ${maxDecimals} decimals, as a string or a number`,
       },
     });
   };

@@ -5,12 +5,12 @@ export type DistributionKind = (typeof DISTRIBUTION_KINDS)[number];
 
 /**
  * PENDING: stored with its shares, not yet answered by the provider.
- * SUCCEEDED: the provider answered `success: true`.
- * FAILED: the provider refused it (its message in `failureReason`); nothing happened there.
+ * ACCEPTED: the provider answered `success: true`.
+ * REJECTED: the provider refused it (its message in `failureReason`); nothing happened there.
  * UNKNOWN: the answer was lost (timeout, 5xx, broken connection, unreadable answer): the
  * redistribution may or may not have happened; it is never resent automatically.
  */
-export const DISTRIBUTION_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'UNKNOWN'] as const;
+export const DISTRIBUTION_STATUSES = ['PENDING', 'ACCEPTED', 'REJECTED', 'UNKNOWN'] as const;
 export type DistributionStatus = (typeof DISTRIBUTION_STATUSES)[number];
 
 export interface ShareRecord {
@@ -58,8 +58,8 @@ export interface NewDistribution {
 
 /** What the provider's answer did to the distribution. */
 export type DistributionOutcome =
-  | { status: 'SUCCEEDED'; providerMessage: string | null; providerResponse: unknown }
-  | { status: 'FAILED'; failureReason: string; providerMessage: string | null; providerResponse: unknown }
+  | { status: 'ACCEPTED'; providerMessage: string | null; providerResponse: unknown }
+  | { status: 'REJECTED'; failureReason: string; providerMessage: string | null; providerResponse: unknown }
   | { status: 'UNKNOWN'; failureReason: string; providerMessage: string | null; providerResponse: unknown };
 
 export interface DistributionFilter {

@@ -7,7 +7,7 @@ import { CreateFiatDistributionDto, CreateInitDistributionDto, DistributionDto, 
 import { DistributionsService, provesNotSent } from './distributions.service';
 
 const OUTCOMES =
-  'Stored PENDING with every share (minor units, largest remainder) before the provider call, then answered: SUCCEEDED, FAILED (refused by the provider; its message in failureReason) or UNKNOWN (the answer was lost: it may have happened; never resent automatically).';
+  'Stored PENDING with every share (minor units, largest remainder) before the provider call, then answered: ACCEPTED, REJECTED (refused by the provider; its message in failureReason) or UNKNOWN (the answer was lost: it may have happened; never resent automatically).';
 
 @ApiTags('Distributions')
 @Controller('v1/distributions')

@@ -6,6 +6,8 @@ import { DISTRIBUTION_KINDS, DISTRIBUTION_STATUSES, type DistributionKind, type 
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const MAX_BENEFICIARIES = 100;
+/** Beneficiary rates are percentages with at most two decimals (33.33), as the issue fixes. */
+export const DISTRIBUTION_RATE_DECIMALS = 2;
 
 export class DistributionEntryDto {
   @ApiProperty({ example: 'MAT48213307', description: 'Matricule of a linked wallet user (POST /v1/wallet-links answers it)' })
@@ -17,9 +19,9 @@ export class DistributionEntryDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'number' }],
     example: '33.33',
-    description: 'Percentage of the amount for this beneficiary: greater than 0, at most 4 decimals; the rates of a list sum to at most 100',
+    description: 'Percentage of the amount for this beneficiary: greater than 0, at most 2 decimals; the rates of a list sum to at most 100',
   })
-  @IsPercentageRate()
+  @IsPercentageRate(DISTRIBUTION_RATE_DECIMALS)
   rate: string | number;
 }
 
@@ -99,8 +101,8 @@ export class DistributionDto {
 
   @ApiProperty({
     enum: DISTRIBUTION_STATUSES,
-    example: 'SUCCEEDED',
-    description: 'PENDING (stored, no answer yet), SUCCEEDED, FAILED (refused by the provider, see failureReason), UNKNOWN (the answer was lost: it may have happened; never resent automatically)',
+    example: 'ACCEPTED',
+    description: 'PENDING (stored, no answer yet), ACCEPTED, REJECTED (refused by the provider, see failureReason), UNKNOWN (the answer was lost: it may have happened; never resent automatically)',
   })
   status: DistributionStatus;
 

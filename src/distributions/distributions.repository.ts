@@ -64,7 +64,7 @@ export class DistributionsRepository {
         data: {
           status: outcome.status,
           providerMessage: outcome.providerMessage,
-          failureReason: outcome.status === 'SUCCEEDED' ? null : outcome.failureReason,
+          failureReason: outcome.status === 'ACCEPTED' ? null : outcome.failureReason,
           providerResponse: (outcome.providerResponse ?? Prisma.DbNull) as Prisma.InputJsonValue,
           completedAt: new Date(),
         },

@@ -142,7 +142,7 @@ export class DistributionsService {
   }
 
   /**
-   * Sends the stored distribution and records what the answer did: SUCCEEDED, FAILED (a refusal:
+   * Sends the stored distribution and records what the answer did: ACCEPTED, REJECTED (a refusal:
    * nothing happened there) or UNKNOWN (timeout, 5xx, lost or unreadable answer: it may have
    * happened, so it is never resent). An error proving nothing was sent (budget spent, provider
    * unreachable, our credentials refused) removes the PENDING record, freeing its paymentId, and
@@ -154,7 +154,7 @@ export class DistributionsService {
       const answer = await send();
       outcome =
         answer?.success === true
-          ? { status: 'SUCCEEDED', providerMessage: messageOf(answer), providerResponse: redact(answer) }
+          ? { status: 'ACCEPTED', providerMessage: messageOf(answer), providerResponse: redact(answer) }
           : { status: 'UNKNOWN', failureReason: 'The provider answered without success: true', providerMessage: messageOf(answer), providerResponse: redact(answer) };
     } catch (error) {
       if (provesNotSent(error)) {
@@ -220,7 +220,7 @@ function messageOf(answer: unknown): string | null {
 function failedOutcome(error: unknown): DistributionOutcome {
   if (error instanceof ProviderRejectedError) {
     return {
-      status: 'FAILED',
+      status: 'REJECTED',
       failureReason: error.providerMessage ?? 'Refused by the payment provider',
       providerMessage: error.providerMessage ?? null,
       providerResponse: redact(error.body ?? { httpStatus: error.providerStatus }),

@@ -62,14 +62,14 @@ describe('distributions end to end', () => {
   });
 
   describe('init', () => {
-    it('POST {link_base_url}/api/agent/link/init with bearer, x-api-key and the exact body; 201 SUCCEEDED with shares and rates as decimal strings', async () => {
+    it('POST {link_base_url}/api/agent/link/init with bearer, x-api-key and the exact body; 201 ACCEPTED with shares and rates as decimal strings', async () => {
       const body = initBody();
       const res = await admin.createInit(body);
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         kind: 'init',
-        status: 'SUCCEEDED',
+        status: 'ACCEPTED',
         paymentReceiver: m[0],
         paymentId: body.paymentId,
         payer: null,
@@ -110,7 +110,7 @@ describe('distributions end to end', () => {
       expect(hosts.base.state.requestsTo('/api/agent/link/*')).toHaveLength(0);
 
       const row = await hosts.service.prisma.distribution.findUniqueOrThrow({ where: { id: res.body.id } });
-      expect(row).toMatchObject({ kind: 'init', status: 'SUCCEEDED', currency: 'XAF', createdBy: admin.sub, receiverShareMinor: 0n, failureReason: null });
+      expect(row).toMatchObject({ kind: 'init', status: 'ACCEPTED', currency: 'XAF', createdBy: admin.sub, receiverShareMinor: 0n, failureReason: null });
       expect(row.amount.toFixed()).toBe('10000');
       expect(row.providerRequest).toEqual(sent.body);
       expect(row.providerResponse).toEqual({ success: true, message: 'Transaction initialised successfully' });
@@ -134,7 +134,7 @@ describe('distributions end to end', () => {
       expect(during.completedAt).toBeNull();
       expect(during.shares.map((s) => s.shareMinor).sort()).toEqual([3333n, 3333n, 3334n]);
       const res = await pending;
-      expect(res.body.status).toBe('SUCCEEDED');
+      expect(res.body.status).toBe('ACCEPTED');
     });
 
     it.each([
@@ -142,12 +142,12 @@ describe('distributions end to end', () => {
       ['1 XAF at 50/50', '1', 'XAF', ['50', '50'], ['1', '0'], '0', [1n, 0n], 0n],
       ['100.01 EUR at 50/50', '100.01', 'EUR', ['50', '50'], ['50.01', '50.00'], '0.00', [5001n, 5000n], 0n],
       ['12.5 EUR at 10/20', 12.5, 'EUR', ['10', '20'], ['1.25', '2.50'], '8.75', [125n, 250n], 875n],
-      ['0.03 EUR at 33.3333 ×3', '0.03', 'EUR', ['33.3333', '33.3333', '33.3333'], ['0.01', '0.01', '0.00'], '0.01', [1n, 1n, 0n], 1n],
+      ['0.03 EUR at 33.33 ×3', '0.03', 'EUR', ['33.33', '33.33', '33.33'], ['0.01', '0.01', '0.00'], '0.01', [1n, 1n, 0n], 1n],
     ])('exact shares: %s', async (_name, amount, currency, rates, shares, remainder, minor, receiverMinor) => {
       const body = initBody({ amount, currency, distribution: rates.map((rate, i) => ({ matricule: m[i], rate })) });
       const res = await admin.createInit(body);
       expect(res.status).toBe(201);
-      expect(res.body.status).toBe('SUCCEEDED');
+      expect(res.body.status).toBe('ACCEPTED');
       expect(res.body.distribution.map((d: { share: string }) => d.share)).toEqual(shares);
       expect(res.body.remainder).toBe(remainder);
       expect(await storedShares(res.body.id)).toEqual(minor);
@@ -179,17 +179,17 @@ describe('distributions end to end', () => {
       expect(await hosts.service.prisma.distribution.count({ where: { paymentId: body.paymentId } })).toBe(1);
     });
 
-    it("the provider's refusal {success:false, message}: 201 FAILED with its message", async () => {
+    it("the provider's refusal {success:false, message}: 201 REJECTED with its message", async () => {
       const body = initBody({ distribution: [{ matricule: 'MAT00000000', rate: 10 }] });
       const res = await admin.createInit(body);
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ status: 'FAILED', failureReason: 'Unknown matricule MAT00000000', providerMessage: 'Unknown matricule MAT00000000' });
+      expect(res.body).toMatchObject({ status: 'REJECTED', failureReason: 'Unknown matricule MAT00000000', providerMessage: 'Unknown matricule MAT00000000' });
       const row = await hosts.service.prisma.distribution.findUniqueOrThrow({ where: { id: res.body.id } });
       expect(row.providerResponse).toEqual({ success: false, message: 'Unknown matricule MAT00000000' });
-      expect(row.status).toBe('FAILED');
+      expect(row.status).toBe('REJECTED');
     });
 
-    it('a provider timeout: UNKNOWN stored (it may have happened), one call only, never FAILED', async () => {
+    it('a provider timeout: UNKNOWN stored (it may have happened), one call only, never REJECTED', async () => {
       const body = initBody();
       hosts.link.state.injectFault({ path: '/api/agent/link/init', delayMs: 1500 });
       const res = await admin.createInit(body);
@@ -213,13 +213,13 @@ describe('distributions end to end', () => {
   });
 
   describe('fiat', () => {
-    it('POST {link_base_url}/api/agent/link/fiat-distribution with the {data} envelope; 201 SUCCEEDED', async () => {
+    it('POST {link_base_url}/api/agent/link/fiat-distribution with the {data} envelope; 201 ACCEPTED', async () => {
       const before = fiatRequests().length;
       const res = await admin.createFiat(fiatBody());
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         kind: 'fiat',
-        status: 'SUCCEEDED',
+        status: 'ACCEPTED',
         payer: 'Awa Ndiaye',
         paymentId: null,
         paymentReceiver: null,
@@ -263,7 +263,7 @@ describe('distributions end to end', () => {
     it.each([
       ['rate 0', { distribution: entries([0, 0]) }, 'distribution[0].rate'],
       ['a negative rate', { distribution: entries([0, -5]) }, 'distribution[0].rate'],
-      ['a rate with more than 4 decimals', { distribution: entries([0, '10'], [1, '33.33333']) }, 'distribution[1].rate'],
+      ['a rate with more than 2 decimals', { distribution: entries([0, '10'], [1, '33.333']) }, 'distribution[1].rate'],
       ['a rate above 100', { distribution: entries([0, 100.5]) }, 'distribution[0].rate'],
       ['a rate that is not a number', { distribution: entries([0, 'ten']) }, 'distribution[0].rate'],
       ['a duplicate matricule', { distribution: [{ matricule: 'MAT_A', rate: 10 }, { matricule: 'MAT_A', rate: 20 }] }, 'distribution[1].matricule'],
@@ -398,7 +398,7 @@ describe('distributions end to end', () => {
         // Nothing happened: the same key and body go through on an instance with budget left.
         const retried = await admin.createInit(body, key);
         expect(retried.status).toBe(201);
-        expect(retried.body.status).toBe('SUCCEEDED');
+        expect(retried.body.status).toBe('ACCEPTED');
         expect(sentInit(body.paymentId)).toHaveLength(1);
       } finally {
         await limited.close();
@@ -426,7 +426,7 @@ describe('distributions end to end', () => {
       const a = (await admin.createInit(initBody())).body;
       const b = (await admin.createFiat(fiatBody())).body;
       const c = (await admin.createInit(initBody({ distribution: [{ matricule: 'MAT00000001', rate: 1 }] }))).body;
-      expect(c.status).toBe('FAILED');
+      expect(c.status).toBe('REJECTED');
 
       expect((await finance.getDistribution(a.id)).body).toEqual(a);
       expect((await admin.getDistribution(b.id)).body).toEqual(b);
@@ -442,9 +442,9 @@ describe('distributions end to end', () => {
       const fiat = await finance.listDistributions({ kind: 'fiat', from: since });
       expect(fiat.body.items.every((d: { kind: string }) => d.kind === 'fiat')).toBe(true);
       expect(fiat.body.items.map((d: { id: string }) => d.id)).toContain(b.id);
-      const failed = await finance.listDistributions({ status: 'FAILED', from: since });
+      const failed = await finance.listDistributions({ status: 'REJECTED', from: since });
       expect(failed.body.items.map((d: { id: string }) => d.id)).toContain(c.id);
-      expect(failed.body.items.every((d: { status: string }) => d.status === 'FAILED')).toBe(true);
+      expect(failed.body.items.every((d: { status: string }) => d.status === 'REJECTED')).toBe(true);
       const none = await finance.listDistributions({ to: since, from: since });
       expect(none.body).toEqual({ items: [], nextCursor: null });
       expect((await finance.listDistributions({ status: 'DONE' })).body.errors[0].field).toBe('status');
