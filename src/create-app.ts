@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { documentProblemResponses, ProblemDetailsDto } from './common/openapi-problems';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -138,17 +139,23 @@ function registerBodyParsers(fastify: FastifyInstance) {
   });
 }
 
-function setUpSwagger(app: NestFastifyApplication) {
+/** The OpenAPI document of an initialised app: every route, its auth, and problem+json errors. */
+export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Payments BFF')
       .setDescription(
-        'Merchant-owned backend-for-frontend in front of the payment provider. Every route but health, metrics, docs and provider callbacks needs `Authorization: Bearer <JWT>` (mint one with `npm run token -- --sub alice --roles finance`). Errors are `application/problem+json` with a stable `code` and the `requestId`.',
+        'Merchant-owned backend-for-frontend in front of the payment provider. Every route but health, metrics, docs and provider callbacks needs `Authorization: Bearer <JWT>` (mint one with `npm run token -- --sub alice --roles finance`, then press Authorize). Errors are `application/problem+json` with a stable `code` and the `requestId`. Money-moving POSTs need an `Idempotency-Key`.',
       )
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
       .build(),
+    { extraModels: [ProblemDetailsDto] },
   );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Payments BFF API' });
+  return documentProblemResponses(document);
+}
+
+function setUpSwagger(app: NestFastifyApplication) {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Payments BFF API' });
 }
