@@ -33,8 +33,11 @@ export const OPENAPI_ENV: Readonly<Record<string, string>> = Object.freeze({
   LOG_LEVEL: 'silent',
 });
 
-/** The OpenAPI document served at `/docs-json` by an application built by `createApp` on `databaseUrl` (migrated). */
-export async function buildOpenApiDocument(databaseUrl: string): Promise<Record<string, unknown>> {
+/**
+ * The OpenAPI document served at `/docs-json` by an application built by `createApp` on
+ * `databaseUrl` (migrated): what finance staff and clients actually get, byte for byte.
+ */
+export async function fetchServedOpenApiDocument(databaseUrl: string): Promise<Record<string, unknown>> {
   const config = loadAppConfig({ ...OPENAPI_ENV, DATABASE_URL: databaseUrl });
   const app = await createApp(config, createLogger('silent'));
   try {
@@ -58,7 +61,7 @@ async function main() {
   const database = await startEmbeddedPostgres();
   try {
     await applyMigrations(database.url);
-    const text = serializeOpenApiDocument(await buildOpenApiDocument(database.url));
+    const text = serializeOpenApiDocument(await fetchServedOpenApiDocument(database.url));
     writeFileSync(OPENAPI_PATH, text);
     const paths = Object.keys((JSON.parse(text) as { paths?: object }).paths ?? {}).length;
     process.stdout.write(`wrote ${OPENAPI_PATH} (${paths} paths, ${Buffer.byteLength(text)} bytes)\n`);
