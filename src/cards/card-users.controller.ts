@@ -2,6 +2,7 @@ import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@ne
 import { ApiCreatedResponse, ApiGatewayTimeoutResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
+import { PageQueryDto } from '../common/pagination';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CardUsersService } from './card-users.service';
 import {
@@ -13,7 +14,6 @@ import {
   CreateCardUserDto,
   CreatedCardDto,
   ListCardOperationsQueryDto,
-  PageQueryDto,
 } from './cards.dto';
 import { provesNotSent } from './cards.errors';
 import { CardsService, withoutCardSecrets } from './cards.service';

@@ -11,8 +11,9 @@ import { ProviderBadResponseError, ProviderError } from '../provider/provider.er
 import type { CardUserBody } from '../provider/provider.types';
 import { canSee, toCardUserDto, toOperationDto } from './card-mappers';
 import type { CardUserRecord, CardUserRefresh } from './card.types';
-import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, pageOf } from './cards.cursor';
-import type { CardOperationPageDto, CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto, ListCardOperationsQueryDto, PageQueryDto } from './cards.dto';
+import { DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
+import { afterCursor, positionOf } from './cards.cursor';
+import type { CardOperationPageDto, CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto, ListCardOperationsQueryDto } from './cards.dto';
 import { CardsRepository } from './cards.repository';
 
 /** Purpose bound to the sealed id number: a value sealed for another column does not open here. */
@@ -120,9 +121,9 @@ export class CardUsersService {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.repository.listCardUsers(
       { ownerId: canReadAll(user) ? undefined : user.id },
-      { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined },
+      { limit: limit + 1, after: afterCursor(query.cursor) },
     );
-    const page = pageOf(rows, limit);
+    const page = toPage(rows, limit, positionOf, (u) => u);
     const cards = await Promise.all(page.items.map((u) => this.repository.cardsOfUser(u.id)));
     return { items: page.items.map((u, i) => toCardUserDto(u, cards[i])), nextCursor: page.nextCursor };
   }
@@ -133,15 +134,14 @@ export class CardUsersService {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.repository.listOperations(
       { cardUserId: cardUser.id, kind: query.kind, status: query.status },
-      { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined },
+      { limit: limit + 1, after: afterCursor(query.cursor) },
     );
-    const page = pageOf(rows, limit);
-    return { items: page.items.map((o) => toOperationDto(o, this.config.currencies)), nextCursor: page.nextCursor };
+    return toPage(rows, limit, positionOf, (o) => toOperationDto(o, this.config.currencies));
   }
 
   /** Existing and visible to this user, or 404: another customer's card user does not exist for them. */
   async findVisible(user: AuthUser, id: string): Promise<CardUserRecord> {
-    const cardUser = isUuid(id) ? await this.repository.findCardUser(id) : undefined;
+    const cardUser = UUID_PATTERN.test(id) ? await this.repository.findCardUser(id) : undefined;
     if (!cardUser || !canSee(user, cardUser.ownerId)) throw new NotFoundError(`No card user ${id}.`);
     return cardUser;
   }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiConflictResponse, ApiGatewayTimeoutResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
+import { PageQueryDto } from '../common/pagination';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import {
   CardAmountDto,
@@ -13,7 +14,6 @@ import {
   CardTransactionPageDto,
   ListCardOperationsQueryDto,
   ListCardsQueryDto,
-  PageQueryDto,
 } from './cards.dto';
 import { provesNotSent } from './cards.errors';
 import { CardsService } from './cards.service';

@@ -1,25 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsEmail,
   IsIn,
-  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
   IsUUID,
   Length,
   Matches,
-  Max,
   MaxLength,
-  Min,
   registerDecorator,
   ValidateIf,
   type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
 import { checkAmountInput, moneyErrorMessage } from '../common/money';
+import { PageDto, PageQueryDto } from '../common/pagination';
 import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
 import { CARD_OPERATION_KINDS, CARD_OPERATION_STATUSES, CARD_STATUSES, type CardOperationKind, type CardOperationStatus, type CardStatus } from './card.types';
 
@@ -239,28 +237,9 @@ export class CardUserDetailDto extends CardUserDto {
   refreshed: boolean;
 }
 
-export class CardUserPageDto {
+export class CardUserPageDto extends PageDto {
   @ApiProperty({ type: [CardUserDto] })
   items: CardUserDto[];
-
-  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
-  nextCursor: string | null;
-}
-
-export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
 }
 
 // ------------------------------------------------------------------------------- cards
@@ -348,12 +327,9 @@ export class CreatedCardDto extends CardDto {
   operationId: string;
 }
 
-export class CardPageDto {
+export class CardPageDto extends PageDto {
   @ApiProperty({ type: [CardDto] })
   items: CardDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor: string | null;
 }
 
 export class ListCardsQueryDto extends PageQueryDto {
@@ -430,12 +406,9 @@ export class CardOperationResultDto extends CardOperationDto {
   cardStatus: CardStatus;
 }
 
-export class CardOperationPageDto {
+export class CardOperationPageDto extends PageDto {
   @ApiProperty({ type: [CardOperationDto] })
   items: CardOperationDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor: string | null;
 }
 
 export class ListCardOperationsQueryDto extends PageQueryDto {
@@ -473,7 +446,7 @@ export class CardTransactionDto {
   extra?: Record<string, unknown>;
 }
 
-export class CardTransactionPageDto {
+export class CardTransactionPageDto extends PageDto {
   @ApiProperty({ format: 'uuid' })
   cardId: string;
 
@@ -482,7 +455,4 @@ export class CardTransactionPageDto {
 
   @ApiProperty({ type: [CardTransactionDto], description: "In the provider's order" })
   items: CardTransactionDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor: string | null;
 }

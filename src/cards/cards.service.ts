@@ -20,7 +20,8 @@ import {
   type CardStatus,
   type OperationOutcome,
 } from './card.types';
-import { DEFAULT_PAGE_SIZE, decodeCursor, decodeOffsetCursor, encodeOffsetCursor, isUuid, pageOf } from './cards.cursor';
+import { DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
+import { afterCursor, decodeOffsetCursor, encodeOffsetCursor, positionOf } from './cards.cursor';
 import type {
   CardAmountDto,
   CardDetailDto,
@@ -34,7 +35,6 @@ import type {
   CreatedCardDto,
   ListCardOperationsQueryDto,
   ListCardsQueryDto,
-  PageQueryDto,
 } from './cards.dto';
 import { isZeroAmount } from './cards.dto';
 import { CardFrozenError, CardProviderError, CardTerminatedError, maskCardNumbersIn, provesNotSent } from './cards.errors';
@@ -157,10 +157,9 @@ export class CardsService {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.repository.listCards(
       { ownerId: canReadAll(user) ? undefined : user.id, cardUserId: query.cardUserId, status: query.status },
-      { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined },
+      { limit: limit + 1, after: afterCursor(query.cursor) },
     );
-    const page = pageOf(rows, limit);
-    return { items: page.items.map((c) => toCardDto(c, this.config.currencies)), nextCursor: page.nextCursor };
+    return toPage(rows, limit, positionOf, (c) => toCardDto(c, this.config.currencies));
   }
 
   async operations(user: AuthUser, id: string, query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
@@ -168,14 +167,13 @@ export class CardsService {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.repository.listOperations(
       { cardId: card.id, kind: query.kind, status: query.status },
-      { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined },
+      { limit: limit + 1, after: afterCursor(query.cursor) },
     );
-    const page = pageOf(rows, limit);
-    return { items: page.items.map((o) => toOperationDto(o, this.config.currencies)), nextCursor: page.nextCursor };
+    return toPage(rows, limit, positionOf, (o) => toOperationDto(o, this.config.currencies));
   }
 
   async operation(user: AuthUser, operationId: string): Promise<CardOperationDto> {
-    const operation = isUuid(operationId) ? await this.repository.findOperation(operationId) : undefined;
+    const operation = UUID_PATTERN.test(operationId) ? await this.repository.findOperation(operationId) : undefined;
     if (!operation || !canSee(user, operation.ownerId)) throw new NotFoundError(`No card operation ${operationId}.`);
     return toOperationDto(operation, this.config.currencies);
   }
@@ -340,7 +338,7 @@ export class CardsService {
   }
 
   private async findVisible(user: AuthUser, id: string): Promise<CardRecord> {
-    const card = isUuid(id) ? await this.repository.findCard(id) : undefined;
+    const card = UUID_PATTERN.test(id) ? await this.repository.findCard(id) : undefined;
     if (!card || !canSee(user, card.ownerId)) throw new NotFoundError(`No card ${id}.`);
     return card;
   }
