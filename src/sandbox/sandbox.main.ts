@@ -1,23 +1,20 @@
 /* eslint-disable no-console -- CLI entry point: printing is its job. */
+import { loadSandboxCliConfig } from '../config/sandbox-cli-config';
 import { SANDBOX_DEFAULTS, startSandbox } from './sandbox.server';
 import { TEST_WALLET_LIST } from './test-wallets';
 
-function portFromEnv(): number {
-  const raw = process.env.SANDBOX_PORT?.trim();
-  if (!raw) return 4010;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`SANDBOX_PORT must be an integer between 0 and 65535, got "${raw}"`);
+async function main(): Promise<void> {
+  let settings;
+  try {
+    settings = loadSandboxCliConfig(process.env);
+  } catch (error) {
+    console.error((error as Error).message);
     process.exit(1);
   }
-  return port;
-}
-
-async function main(): Promise<void> {
-  const verbose = process.env.SANDBOX_VERBOSE === '1' || process.env.SANDBOX_VERBOSE === 'true';
+  const { verbose } = settings;
   const sandbox = await startSandbox({
-    port: portFromEnv(),
-    host: '127.0.0.1',
+    port: settings.port,
+    host: settings.host,
     logger: (msg, data) => {
       if (verbose) console.log(`[sandbox] ${msg}`, data ? JSON.stringify(data) : '');
     },

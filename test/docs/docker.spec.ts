@@ -201,15 +201,16 @@ describe('docker-compose.yml', () => {
     expect(url.pathname).toBe(`/${String(services.postgres.environment.POSTGRES_DB)}`);
   });
 
-  it('points the provider at the sandbox service, which shares the api network since it listens on loopback only', () => {
+  it('points the provider at the sandbox service, listening on the compose network, and the callbacks at the api', () => {
     const sandbox = services.sandbox;
     expect(command('sandbox')).toBe('npm run sandbox');
     const provider = new URL(String(env('api').PROVIDER_BASE_URL));
     expect(provider.port).toBe(String(sandbox.environment.SANDBOX_PORT));
-    expect(provider.hostname).toBe('127.0.0.1');
-    expect(sandbox.network_mode).toBe('service:api');
-    // The sandbox's callbacks reach the api at its public URL, inside the shared network namespace.
-    expect(new URL(String(env('api').PUBLIC_BASE_URL)).port).toBe(String(env('api').PORT));
+    expect(provider.hostname).toBe('sandbox');
+    expect(sandbox.environment.SANDBOX_HOST).toBe('0.0.0.0');
+    const publicUrl = new URL(String(env('api').PUBLIC_BASE_URL));
+    expect(publicUrl.hostname).toBe('api');
+    expect(publicUrl.port).toBe(String(env('api').PORT));
   });
 });
 

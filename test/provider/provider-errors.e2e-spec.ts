@@ -157,7 +157,7 @@ describe('provider error mapping', () => {
   });
 
   it('records failed calls in the call log with their error code', async () => {
-    const rows = await service.prisma.providerCall.findMany({ where: { errorCode: 'provider_timeout' } });
+    const rows = await service.prisma.providerCall.findMany({ where: { errorCode: 'provider_timeout', endpoint: 'payin.collect' } });
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows[0]).toMatchObject({ endpoint: 'payin.collect', httpStatus: null, outcome: 'provider_timeout' });
   });
