@@ -74,12 +74,12 @@ export class ListCallbacksQueryDto extends PageQueryDto {
   @IsIn(CALLBACK_RESULTS)
   result?: (typeof CALLBACK_RESULTS)[number];
 
-  @ApiPropertyOptional({ example: '2026-11-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Received at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
-  @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Received before (ISO 8601)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;

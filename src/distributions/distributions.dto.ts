@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { IsCurrencyCode, IsMoneyAmount, IsPercentageRate } from '../common/money.validator';
 import { DISTRIBUTION_KINDS, DISTRIBUTION_STATUSES, type DistributionKind, type DistributionStatus } from './distribution.types';
+import { PageDto, PageQueryDto } from '../common/pagination';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const MAX_BENEFICIARIES = 100;
@@ -143,15 +144,12 @@ export class DistributionDto {
   completedAt: string | null;
 }
 
-export class DistributionPageDto {
+export class DistributionPageDto extends PageDto {
   @ApiProperty({ type: [DistributionDto] })
   items: DistributionDto[];
-
-  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
-  nextCursor: string | null;
 }
 
-export class ListDistributionsQueryDto {
+export class ListDistributionsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: DISTRIBUTION_KINDS })
   @IsOptional()
   @IsIn(DISTRIBUTION_KINDS)
@@ -162,27 +160,14 @@ export class ListDistributionsQueryDto {
   @IsIn(DISTRIBUTION_STATUSES)
   status?: DistributionStatus;
 
-  @ApiPropertyOptional({ description: 'Created at or after (ISO 8601)', example: '2026-11-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Created at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Created before (ISO 8601)', example: '2026-12-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Created before (ISO 8601)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
 }

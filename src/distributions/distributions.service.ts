@@ -4,6 +4,7 @@ import type { AuthUser } from '../auth/auth.types';
 import { ConflictError, NotFoundError, ValidationFailedError, type FieldError } from '../common/domain-error';
 import { Money, MoneyError, parseStoredDecimal } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
 import type { AppConfig, CurrencyRule } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
@@ -16,8 +17,6 @@ import type { DistributionFilter, DistributionOutcome, DistributionRecord, NewDi
 import type { CreateFiatDistributionDto, CreateInitDistributionDto, DistributionDto, DistributionEntryDto, DistributionPageDto, ListDistributionsQueryDto } from './distributions.dto';
 import { DistributionsRepository } from './distributions.repository';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DEFAULT_PAGE_SIZE = 50;
 
 /** An error that proves the request never reached the provider: nothing can have been distributed. */
 export function provesNotSent(error: unknown): boolean {
@@ -91,7 +90,7 @@ export class DistributionsService {
   }
 
   async get(id: string): Promise<DistributionDto> {
-    const distribution = UUID.test(id) ? await this.distributions.findById(id) : undefined;
+    const distribution = UUID_PATTERN.test(id) ? await this.distributions.findById(id) : undefined;
     if (!distribution) throw new NotFoundError(`No distribution ${id}.`);
     return this.toDto(distribution);
   }
@@ -104,10 +103,9 @@ export class DistributionsService {
       from: query.from ? new Date(query.from) : undefined,
       to: query.to ? new Date(query.to) : undefined,
     };
-    const rows = await this.distributions.list(filter, { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined });
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    return { items: items.map((d) => this.toDto(d)), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const rows = await this.distributions.list(filter, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
+    return toPage(rows, limit, (d) => ({ at: d.createdAt, id: d.id }), (d) => this.toDto(d));
   }
 
   /**
@@ -237,13 +235,4 @@ function failedOutcome(error: unknown): DistributionOutcome {
   return { status: 'UNKNOWN', failureReason: 'The submission failed unexpectedly after it may have been sent', providerMessage: null, providerResponse: { error: 'internal_error' } };
 }
 
-function encodeCursor(distribution: DistributionRecord): string {
-  return Buffer.from(`${distribution.createdAt.toISOString()}|${distribution.id}`).toString('base64url');
-}
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !UUID.test(id) || Number.isNaN(createdAt.getTime())) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
-  return { createdAt, id };
-}

@@ -161,7 +161,7 @@ export class OrderFilterQueryDto {
   @IsIn(ORDER_STATUSES)
   status?: OrderStatus;
 
-  @ApiPropertyOptional({ example: 'XAF' })
+  @ApiPropertyOptional({ description: 'ISO 4217 code, e.g. XAF' })
   @IsOptional()
   @IsCurrencyCode()
   currency?: string;
@@ -172,12 +172,12 @@ export class OrderFilterQueryDto {
   @IsBoolean()
   needsReview?: boolean;
 
-  @ApiPropertyOptional({ description: 'Created at or after (ISO 8601)', example: '2026-11-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Created at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Created before (ISO 8601)', example: '2026-12-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Created before (ISO 8601)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;

@@ -3,12 +3,12 @@ import { IsISO8601, IsOptional } from 'class-validator';
 import { ORDER_STATUSES } from '../orders/order.types';
 
 export class SummaryQueryDto {
-  @ApiPropertyOptional({ description: 'Orders created at or after (ISO 8601)', example: '2026-11-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Orders created at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Orders created before (ISO 8601)', example: '2026-12-01T00:00:00Z' })
+  @ApiPropertyOptional({ description: 'Orders created before (ISO 8601)' })
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;

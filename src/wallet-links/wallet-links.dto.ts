@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsEmail, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
+import { PageDto, PageQueryDto } from '../common/pagination';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -48,26 +49,10 @@ export class WalletLinkDto {
   createdAt: string;
 }
 
-export class WalletLinkPageDto {
+export class WalletLinkPageDto extends PageDto {
   @ApiProperty({ type: [WalletLinkDto] })
   items: WalletLinkDto[];
-
-  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
-  nextCursor: string | null;
 }
 
-export class ListWalletLinksQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
+export class ListWalletLinksQueryDto extends PageQueryDto {
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { canReadAll, type AuthUser } from '../auth/auth.types';
-import { NotFoundError, ValidationFailedError } from '../common/domain-error';
+import { NotFoundError } from '../common/domain-error';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
 import { SecretBox } from '../common/secret-box';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -14,8 +15,6 @@ import type { CreateWalletLinkDto, ListWalletLinksQueryDto, WalletLinkDto, Walle
 import { WalletLinkExistsError } from './wallet-links.errors';
 import { WalletLinksRepository } from './wallet-links.repository';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DEFAULT_PAGE_SIZE = 50;
 
 @Injectable()
 export class WalletLinksService {
@@ -74,15 +73,14 @@ export class WalletLinksService {
 
   async list(user: AuthUser, query: ListWalletLinksQueryDto): Promise<WalletLinkPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.links.list({ ownerId: canReadAll(user) ? undefined : user.id }, { limit: limit + 1, after: query.cursor ? decodeCursor(query.cursor) : undefined });
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    return { items: items.map(toDto), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const rows = await this.links.list({ ownerId: canReadAll(user) ? undefined : user.id }, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
+    return toPage(rows, limit, (l) => ({ at: l.createdAt, id: l.id }), toDto);
   }
 
   /** The clear apikey of a link, for server-side use only (never an HTTP answer). */
   async apikeyOf(id: string): Promise<string> {
-    const link = UUID.test(id) ? await this.links.findById(id) : undefined;
+    const link = UUID_PATTERN.test(id) ? await this.links.findById(id) : undefined;
     if (!link) throw new NotFoundError(`No wallet link ${id}.`);
     const apikey = this.box.decrypt(link.apikeyEncrypted, apikeyPurpose(link.matricule));
     registerSecretValue(apikey);
@@ -91,7 +89,7 @@ export class WalletLinksService {
 
   /** Existing and visible to this user, or 404: another customer's link does not exist for them. */
   private async findVisible(user: AuthUser, id: string): Promise<WalletLinkRecord> {
-    const link = UUID.test(id) ? await this.links.findById(id) : undefined;
+    const link = UUID_PATTERN.test(id) ? await this.links.findById(id) : undefined;
     if (!link || (!canReadAll(user) && link.ownerId !== user.id)) throw new NotFoundError(`No wallet link ${id}.`);
     return link;
   }
@@ -109,13 +107,4 @@ function toDto(link: WalletLinkRecord): WalletLinkDto {
   };
 }
 
-function encodeCursor(link: WalletLinkRecord): string {
-  return Buffer.from(`${link.createdAt.toISOString()}|${link.id}`).toString('base64url');
-}
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !UUID.test(id) || Number.isNaN(createdAt.getTime())) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
-  return { createdAt, id };
-}
