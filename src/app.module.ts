@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
+import { CardsModule } from './cards/cards.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -23,7 +24,7 @@ export class AppModule {
   static forRoot(config: AppConfig, logger: Logger, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), MetricsModule, DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, WalletLinksModule, DistributionsModule, ReportsModule, HealthModule, ...extraImports],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), MetricsModule, DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, CardsModule, WalletLinksModule, DistributionsModule, ReportsModule, HealthModule, ...extraImports],
       providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
     };
   }

@@ -7,6 +7,7 @@ describe('redaction', () => {
       private_secretkey: 's',
       nested: { Authorization: 'Bearer abc', 'x-sp-auth-token': 't', list: [{ cvv: '123', card_number: '4111111111111111' }] },
       data: { apikey: 'link-key', matricule: 'MAT1' },
+      kyc: { id_number: 'CM-ID-778899', idNumber: 'CM-ID-778899' },
       amount: 12,
     });
     expect(out).toEqual({
@@ -14,6 +15,7 @@ describe('redaction', () => {
       private_secretkey: REDACTED,
       nested: { Authorization: REDACTED, 'x-sp-auth-token': REDACTED, list: [{ cvv: REDACTED, card_number: '**** **** **** 1111' }] },
       data: { apikey: REDACTED, matricule: 'MAT1' },
+      kyc: { id_number: REDACTED, idNumber: REDACTED },
       amount: 12,
     });
   });

@@ -26,6 +26,9 @@ const SECRET_KEYS = new Set(
     'cvv',
     'cvc',
     'otp',
+    // Identity document numbers of card users: stored encrypted, so never in clear elsewhere.
+    'id_number',
+    'idnumber',
   ].map((k) => k.toLowerCase()),
 );
 const CARD_NUMBER_KEYS = new Set(['card_number', 'cardnumber', 'pan']);

@@ -4,7 +4,7 @@ import { registerCardRoutes } from './sandbox.cards';
 import { errorBody, isPlainObject, pathOf, sendError, shapeForPath, type SandboxContext } from './sandbox.http';
 import { registerLinkRoutes } from './sandbox.link';
 import { formatMinor } from './sandbox.money';
-import { resolveSandboxOptions, SANDBOX_DEFAULTS, type SandboxOptions } from './sandbox.options';
+import { resolveSandboxOptions, type SandboxOptions } from './sandbox.options';
 import { registerPayInRoutes } from './sandbox.payin';
 import { pathMatches, SandboxState, type SandboxFault } from './sandbox.state';
 import { TEST_WALLET_LIST } from './test-wallets';

@@ -128,6 +128,18 @@ describe('card data at rest', () => {
     expect(shaped).toEqual([]);
   });
 
+  it('identity document numbers are only stored encrypted: not in any table, call log or log line in clear', async () => {
+    const idNumbers = (await service.prisma.cardUser.findMany({ select: { id: true } })).length;
+    expect(idNumbers).toBeGreaterThan(0);
+    const sent = sandbox.state.requests.filter((r) => r.path === '/api/action/card/user').map((r) => (r.body as { id_number: string }).id_number);
+    expect(sent.length).toBeGreaterThan(0);
+    const { text } = await dumpDatabase();
+    for (const idNumber of sent) {
+      expect(text).not.toContain(idNumber);
+      expect(service.logs.text).not.toContain(idNumber);
+    }
+  });
+
   it('the logs hold no full card number and no CVV', () => {
     const text = service.logs.text;
     expect(service.logs.lines.length).toBeGreaterThan(20);
