@@ -1,3 +1,4 @@
+import { CardOperationsSweeper } from './card-operations.sweeper';
 import { Module } from '@nestjs/common';
 import { CardUsersController } from './card-users.controller';
 import { CardUsersService } from './card-users.service';
@@ -8,7 +9,7 @@ import { CardsService } from './cards.service';
 /** Virtual cards: card users, cards and card operations (merchant-api.md, "Virtual cards"). */
 @Module({
   controllers: [CardUsersController, CardsController, CardOperationsController],
-  providers: [CardUsersService, CardsService, CardsRepository],
+  providers: [CardUsersService, CardsService, CardsRepository, CardOperationsSweeper],
   exports: [CardsService, CardUsersService],
 })
 export class CardsModule {}

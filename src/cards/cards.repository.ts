@@ -138,6 +138,18 @@ export class CardsRepository {
     return toOperation(row);
   }
 
+  /**
+   * Operations still PENDING long after they were handed to the provider: the process died
+   * between the call and the write. They become UNKNOWN (the money may have moved), visibly.
+   */
+  async markInterruptedOperationsUnknown(olderThanSeconds: number): Promise<number> {
+    return this.prisma.$executeRaw`
+      UPDATE card_operations
+      SET status = 'UNKNOWN', completed_at = now(),
+          failure_reason = 'Sent to the provider, but its answer was never recorded (the service stopped)'
+      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => ${olderThanSeconds})`;
+  }
+
   /** Completes an operation that changes nothing on the card row (a failure, a read). */
   async completeOperation(id: string, outcome: OperationOutcome): Promise<CardOperationRecord> {
     const row = await this.prisma.cardOperation.update({ where: { id }, data: outcomeData(outcome), include: WITH_OWNER });

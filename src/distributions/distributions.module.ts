@@ -1,3 +1,4 @@
+import { DistributionsSweeper } from './distributions.sweeper';
 import { Module } from '@nestjs/common';
 import { DistributionsController } from './distributions.controller';
 import { DistributionsRepository } from './distributions.repository';
@@ -5,6 +6,6 @@ import { DistributionsService } from './distributions.service';
 
 @Module({
   controllers: [DistributionsController],
-  providers: [DistributionsService, DistributionsRepository],
+  providers: [DistributionsService, DistributionsRepository, DistributionsSweeper],
 })
 export class DistributionsModule {}

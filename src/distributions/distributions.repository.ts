@@ -56,6 +56,18 @@ export class DistributionsRepository {
     return row ? toRecord(row) : undefined;
   }
 
+  /**
+   * Distributions still PENDING long after they were handed to the provider: the process died
+   * between the call and the write. They become UNKNOWN (it may have happened), visibly.
+   */
+  async markInterruptedUnknown(olderThanSeconds: number): Promise<number> {
+    return this.prisma.$executeRaw`
+      UPDATE distributions
+      SET status = 'UNKNOWN', completed_at = now(),
+          failure_reason = 'Sent to the provider, but its answer was never recorded (the service stopped)'
+      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => ${olderThanSeconds})`;
+  }
+
   /** Records the provider's answer on a PENDING distribution (only PENDING moves). */
   async recordOutcome(id: string, outcome: DistributionOutcome): Promise<DistributionRecord> {
     return this.prisma.$transaction(async (tx) => {

@@ -1,0 +1,23 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { InterruptedWorkSweeper } from '../common/periodic-job';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { APP_LOGGER } from '../logging/logging.module';
+import { CardsRepository } from './cards.repository';
+
+/** Card operations interrupted by a crash (PENDING, no recorded answer) become UNKNOWN. */
+@Injectable()
+export class CardOperationsSweeper extends InterruptedWorkSweeper {
+  constructor(
+    private readonly cards: CardsRepository,
+    @InjectConfig() config: AppConfig,
+    @Inject(APP_LOGGER) logger: Logger,
+  ) {
+    super('card-operations', config.provider.timeoutMs, logger);
+  }
+
+  protected markInterruptedUnknown(olderThanSeconds: number): Promise<number> {
+    return this.cards.markInterruptedOperationsUnknown(olderThanSeconds);
+  }
+}

@@ -1,0 +1,23 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { InterruptedWorkSweeper } from '../common/periodic-job';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { APP_LOGGER } from '../logging/logging.module';
+import { DistributionsRepository } from './distributions.repository';
+
+/** Distributions interrupted by a crash (PENDING, no recorded answer) become UNKNOWN. */
+@Injectable()
+export class DistributionsSweeper extends InterruptedWorkSweeper {
+  constructor(
+    private readonly distributions: DistributionsRepository,
+    @InjectConfig() config: AppConfig,
+    @Inject(APP_LOGGER) logger: Logger,
+  ) {
+    super('distributions', config.provider.timeoutMs, logger);
+  }
+
+  protected markInterruptedUnknown(olderThanSeconds: number): Promise<number> {
+    return this.distributions.markInterruptedUnknown(olderThanSeconds);
+  }
+}
