@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { InterruptedWorkSweeper } from '../common/periodic-job';
+import { InterruptedWorkSweeper } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';

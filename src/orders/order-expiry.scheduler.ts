@@ -1,11 +1,11 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { OrderEventsService } from './order-events.service';
 import { OrdersRepository } from './orders.repository';
-import { interruptedAfterSeconds, PeriodicJob } from '../common/periodic-job';
+import { interruptedAfterSeconds, ScheduledJob } from '../common/scheduled-job';
 
 export const ORDER_SWEEP_INTERVAL_MS = 30_000;
 
@@ -14,35 +14,25 @@ export const ORDER_SWEEP_INTERVAL_MS = 30_000;
  * the work each time. A late callback still decides an EXPIRED order.
  */
 @Injectable()
-export class OrderExpiryScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly job: PeriodicJob<number>;
-
+export class OrderExpiryScheduler extends ScheduledJob<number> {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly events: OrderEventsService,
     @InjectConfig() private readonly config: AppConfig,
-    @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Inject(APP_LOGGER) logger: Logger,
   ) {
-    this.job = new PeriodicJob('order-sweep', ORDER_SWEEP_INTERVAL_MS, () => this.sweep(), logger);
-  }
-
-  onApplicationBootstrap() {
-    this.job.start();
-  }
-
-  async onApplicationShutdown() {
-    await this.job.stop();
+    super('order-sweep', ORDER_SWEEP_INTERVAL_MS, logger);
   }
 
   /** Runs one sweep (skipped while another instance holds it); returns how many orders moved. */
   async sweepNow(): Promise<number> {
-    return (await this.job.runNow()) ?? 0;
+    return (await this.runNow()) ?? 0;
   }
 
-  private async sweep(): Promise<number> {
+  protected async work(): Promise<number> {
     const events = (await this.orders.sweep(this.config.orderExpiryMinutes, interruptedAfterSeconds(this.config.provider.timeoutMs))) ?? [];
     for (const event of events) this.events.publishLocal(event);
-    if (events.length) this.logger.info({ moved: events.length }, 'order sweep');
+    if (events.length) this.log.info({ moved: events.length }, 'order sweep');
     return events.length;
   }
 }

@@ -1,28 +1,30 @@
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 /**
- * A job every instance runs on a timer (unref'd: it never keeps the process alive), never
- * overlapping itself, stopped on shutdown. Jobs that must run on one instance at a time take a
- * transaction-scoped advisory lock inside `run`.
+ * A job every instance runs on a timer from bootstrap to shutdown: unref'd (it never keeps the
+ * process alive), never overlapping itself. Jobs that must run on one instance at a time take a
+ * transaction-scoped advisory lock inside `work`.
  */
-export class PeriodicJob<T> {
+export abstract class ScheduledJob<T> implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private running?: Promise<T>;
 
-  constructor(
-    private readonly name: string,
+  protected constructor(
+    protected readonly jobName: string,
     private readonly intervalMs: number,
-    private readonly run: () => Promise<T>,
-    private readonly logger: Logger,
+    protected readonly log: Logger,
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => void this.runNow().catch((error: unknown) => this.logger.error({ err: error, job: this.name }, 'periodic job failed')), this.intervalMs);
+  protected abstract work(): Promise<T>;
+
+  onApplicationBootstrap() {
+    this.timer = setInterval(() => void this.runNow().catch((error: unknown) => this.log.error({ err: error, job: this.jobName }, 'scheduled job failed')), this.intervalMs);
     this.timer.unref();
   }
 
-  async stop(): Promise<void> {
+  // At module destruction, when the database is still connected: a run in flight can finish.
+  async onModuleDestroy() {
     clearInterval(this.timer);
     await this.running?.catch(() => undefined);
   }
@@ -30,7 +32,7 @@ export class PeriodicJob<T> {
   /** Runs once now; while a run is in progress, returns `undefined` instead of starting another. */
   async runNow(): Promise<T | undefined> {
     if (this.running) return undefined;
-    this.running = this.run();
+    this.running = this.work();
     try {
       return await this.running;
     } finally {
@@ -55,35 +57,25 @@ export const INTERRUPTED_WORK_SWEEP_INTERVAL_MS = 60_000;
  * between, the row stays PENDING. Each area's sweeper turns such rows UNKNOWN (the provider may
  * have acted) once `interruptedAfterSeconds` have passed, so nothing stays silently in limbo.
  */
-export abstract class InterruptedWorkSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly job: PeriodicJob<number>;
-
+export abstract class InterruptedWorkSweeper extends ScheduledJob<number> {
   protected constructor(
-    private readonly what: string,
+    what: string,
     private readonly providerTimeoutMs: number,
-    private readonly log: Logger,
+    log: Logger,
   ) {
-    this.job = new PeriodicJob(`${what}-sweep`, INTERRUPTED_WORK_SWEEP_INTERVAL_MS, () => this.sweep(), log);
+    super(`${what}-sweep`, INTERRUPTED_WORK_SWEEP_INTERVAL_MS, log);
   }
 
   /** Marks PENDING rows older than `olderThanSeconds` UNKNOWN; returns how many. */
   protected abstract markInterruptedUnknown(olderThanSeconds: number): Promise<number>;
 
-  onApplicationBootstrap() {
-    this.job.start();
-  }
-
-  async onApplicationShutdown() {
-    await this.job.stop();
-  }
-
   async sweepNow(): Promise<number> {
-    return (await this.job.runNow()) ?? 0;
+    return (await this.runNow()) ?? 0;
   }
 
-  private async sweep(): Promise<number> {
+  protected async work(): Promise<number> {
     const moved = await this.markInterruptedUnknown(interruptedAfterSeconds(this.providerTimeoutMs));
-    if (moved) this.log.warn({ moved, what: this.what }, 'interrupted work marked UNKNOWN');
+    if (moved) this.log.warn({ moved, job: this.jobName }, 'interrupted work marked UNKNOWN');
     return moved;
   }
 }
