@@ -48,7 +48,7 @@ export class CallbacksService {
       query: { ...arrived.query, ...(arrived.query.token !== undefined ? { token: REDACTED } : {}) },
       headers: redact(arrived.headers),
       contentType: arrived.contentType,
-      rawBody: arrived.rawBody === null ? null : arrived.rawBody.slice(0, MAX_STORED_BODY),
+      rawBody: arrived.rawBody === null ? null : storableText(arrived.rawBody.slice(0, MAX_STORED_BODY)),
       remoteIp: arrived.remoteIp,
       requestId: arrived.requestId,
     });
@@ -67,6 +67,14 @@ export class CallbacksService {
     );
     return toPage(rows, limit, (c) => ({ at: c.receivedAt, id: c.id }), toDto);
   }
+}
+
+/**
+ * PostgreSQL text cannot hold NUL characters: a body carrying one would fail to store forever and
+ * be retried forever. It is kept with each NUL shown as U+FFFD instead.
+ */
+function storableText(text: string): string {
+  return text.includes('\u0000') ? text.replace(/\u0000/g, '\uFFFD') : text;
 }
 
 function toDto(record: CallbackRecord): CallbackRecordDto {

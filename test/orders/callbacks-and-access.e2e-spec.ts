@@ -116,6 +116,38 @@ describe('callbacks, idempotency and access to orders', () => {
     });
   });
 
+  describe('storage failures', () => {
+    it('a callback that cannot be stored answers 5xx, changes nothing, and its retry is applied', async () => {
+      const alice = await customer(service);
+      const quiet = await quietOrder(alice);
+      // The database refuses this one insert, as a full disk or a lost connection would.
+      await service.prisma.$executeRawUnsafe(`
+        CREATE OR REPLACE FUNCTION refuse_marked_callbacks() RETURNS trigger AS $$
+        BEGIN IF NEW.raw_body = 'REFUSE-ME' THEN RAISE EXCEPTION 'storage unavailable'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await service.prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_marked_callbacks BEFORE INSERT ON provider_callbacks FOR EACH ROW EXECUTE FUNCTION refuse_marked_callbacks()`);
+      try {
+        const refused = await request(service.server).post(pathOf(quiet.successUrl)).set('content-type', 'text/plain').send('REFUSE-ME');
+        expect(refused.status).toBeGreaterThanOrEqual(500);
+        expect(refused.headers['content-type']).toMatch(/problem\+json/);
+        expect((await alice.getOrder(quiet.order.id)).body).toMatchObject({ status: 'PROCESSING', callbacks: [] });
+      } finally {
+        await service.prisma.$executeRawUnsafe('DROP TRIGGER refuse_marked_callbacks ON provider_callbacks');
+        await service.prisma.$executeRawUnsafe('DROP FUNCTION refuse_marked_callbacks()');
+      }
+      await request(service.server).post(pathOf(quiet.successUrl)).set('content-type', 'text/plain').send('REFUSE-ME').expect(200);
+      expect((await alice.getOrder(quiet.order.id)).body.status).toBe('SUCCEEDED');
+    });
+
+    it('a body PostgreSQL text cannot hold (a NUL character) is stored readably, not refused forever', async () => {
+      const alice = await customer(service);
+      const quiet = await quietOrder(alice);
+      const res = await request(service.server).post(pathOf(quiet.successUrl)).set('content-type', 'text/plain').send('PAID\u0000ref');
+      expect(res.status).toBe(200);
+      const stored = await service.prisma.providerCallback.findUniqueOrThrow({ where: { id: res.body.callbackId } });
+      expect(stored.rawBody).toBe('PAID\uFFFDref');
+    });
+  });
+
   it('20 concurrent duplicate success callbacks: one transition, the rest DUPLICATE', async () => {
     const alice = await customer(service);
     const quiet = await quietOrder(alice);
