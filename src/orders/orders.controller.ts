@@ -44,7 +44,10 @@ export class OrdersController {
     description: 'Same filters as the list, all pages, newest first. RFC 4180; cells a spreadsheet would run as formulas are prefixed with an apostrophe.',
   })
   @ApiProduces('text/csv')
-  @ApiOkResponse({ description: 'text/csv, streamed' })
+  @ApiOkResponse({
+    description: 'Streamed CSV, a header line then one line per order',
+    content: { 'text/csv': { schema: { type: 'string', example: 'id,reference,createdAt,updatedAt,status,amount,currency,…\r\n' } } },
+  })
   async exportCsv(@CurrentUser() user: AuthUser, @Query() query: OrderFilterQueryDto, @Res() reply: FastifyReply): Promise<void> {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     await reply
