@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
-import { PageDto, PageQueryDto } from '../common/pagination';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { PageDto, PagedPeriodQueryDto } from '../common/pagination';
 
 export const CALLBACK_RESULTS = ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] as const;
 
@@ -58,7 +58,7 @@ export class CallbackPageDto extends PageDto {
   items: CallbackRecordDto[];
 }
 
-export class ListCallbacksQueryDto extends PageQueryDto {
+export class ListCallbacksQueryDto extends PagedPeriodQueryDto {
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
   @IsUUID()
@@ -73,15 +73,5 @@ export class ListCallbacksQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(CALLBACK_RESULTS)
   result?: (typeof CALLBACK_RESULTS)[number];
-
-  @ApiPropertyOptional({ description: 'Received at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  from?: string;
-
-  @ApiPropertyOptional({ description: 'Received before (ISO 8601)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  to?: string;
 
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
+import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { redact, REDACTED } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
 import { CallbackUrlsService } from '../orders/callback-urls.service';
@@ -61,7 +61,7 @@ export class CallbacksService {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.callbacks.list(
-      { orderId: query.orderId, outcome: query.outcome, result: query.result, from: query.from ? new Date(query.from) : undefined, to: query.to ? new Date(query.to) : undefined },
+      { orderId: query.orderId, outcome: query.outcome, result: query.result, ...periodOf(query) },
       limit + 1,
       after && { receivedAt: after.at, id: after.id },
     );

@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ValidationFailedError } from './domain-error';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -22,6 +22,26 @@ export class PageQueryDto {
   @IsString()
   @MaxLength(200)
   cursor?: string;
+}
+
+/** `?from=&to=`: a half-open time window [from, to) on the list's own time (created, received). */
+export class PeriodQueryDto {
+  @ApiPropertyOptional({ description: 'At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'Before this time (ISO 8601)' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+}
+
+/** A list query: a time window and a page. */
+export class PagedPeriodQueryDto extends IntersectionType(PeriodQueryDto, PageQueryDto) {}
+
+export function periodOf(query: PeriodQueryDto): { from?: Date; to?: Date } {
+  return { from: query.from ? new Date(query.from) : undefined, to: query.to ? new Date(query.to) : undefined };
 }
 
 /** A position in a list sorted by (time, id) descending. */

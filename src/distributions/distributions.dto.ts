@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { IsCurrencyCode, IsMoneyAmount, IsPercentageRate } from '../common/money.validator';
 import { DISTRIBUTION_KINDS, DISTRIBUTION_STATUSES, type DistributionKind, type DistributionStatus } from './distribution.types';
-import { PageDto, PageQueryDto } from '../common/pagination';
+import { PageDto, PagedPeriodQueryDto } from '../common/pagination';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const MAX_BENEFICIARIES = 100;
@@ -149,7 +149,7 @@ export class DistributionPageDto extends PageDto {
   items: DistributionDto[];
 }
 
-export class ListDistributionsQueryDto extends PageQueryDto {
+export class ListDistributionsQueryDto extends PagedPeriodQueryDto {
   @ApiPropertyOptional({ enum: DISTRIBUTION_KINDS })
   @IsOptional()
   @IsIn(DISTRIBUTION_KINDS)
@@ -159,15 +159,5 @@ export class ListDistributionsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(DISTRIBUTION_STATUSES)
   status?: DistributionStatus;
-
-  @ApiPropertyOptional({ description: 'Created at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  from?: string;
-
-  @ApiPropertyOptional({ description: 'Created before (ISO 8601)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  to?: string;
 
 }

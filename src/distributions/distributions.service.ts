@@ -4,7 +4,7 @@ import type { AuthUser } from '../auth/auth.types';
 import { ConflictError, NotFoundError, ValidationFailedError, type FieldError } from '../common/domain-error';
 import { Money, MoneyError, parseStoredDecimal } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
+import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
 import type { AppConfig, CurrencyRule } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
@@ -100,8 +100,7 @@ export class DistributionsService {
     const filter: DistributionFilter = {
       kind: query.kind,
       status: query.status,
-      from: query.from ? new Date(query.from) : undefined,
-      to: query.to ? new Date(query.to) : undefined,
+      ...periodOf(query),
     };
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.distributions.list(filter, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { PageDto, PageQueryDto } from '../common/pagination';
+import { PageDto, PageQueryDto, PeriodQueryDto } from '../common/pagination';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
 import { ORDER_STATUSES, type OrderStatus } from './order.types';
 
@@ -155,7 +155,7 @@ export class OrderPageDto extends PageDto {
   items: OrderDto[];
 }
 
-export class OrderFilterQueryDto {
+export class OrderFilterQueryDto extends PeriodQueryDto {
   @ApiPropertyOptional({ enum: ORDER_STATUSES })
   @IsOptional()
   @IsIn(ORDER_STATUSES)
@@ -171,16 +171,6 @@ export class OrderFilterQueryDto {
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   needsReview?: boolean;
-
-  @ApiPropertyOptional({ description: 'Created at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  from?: string;
-
-  @ApiPropertyOptional({ description: 'Created before (ISO 8601)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  to?: string;
 
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { canReadAll, type AuthUser } from '../auth/auth.types';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { csvRow } from '../common/csv';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
+import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { MoneyError, parseStoredDecimal } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
@@ -250,8 +250,7 @@ function filterFor(user: AuthUser, query: ListOrdersQueryDto): OrderFilter {
     customerId: canReadAll(user) ? undefined : user.id,
     status: query.status,
     currency: query.currency,
-    from: query.from ? new Date(query.from) : undefined,
-    to: query.to ? new Date(query.to) : undefined,
+    ...periodOf(query),
     needsReview: query.needsReview,
   };
 }

@@ -1,18 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { PeriodQueryDto } from '../common/pagination';
 import { ORDER_STATUSES } from '../orders/order.types';
 
-export class SummaryQueryDto {
-  @ApiPropertyOptional({ description: 'Orders created at or after (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  from?: string;
-
-  @ApiPropertyOptional({ description: 'Orders created before (ISO 8601)' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  to?: string;
-}
+export class SummaryQueryDto extends PeriodQueryDto {}
 
 export class SummaryLineDto {
   @ApiProperty({ enum: ORDER_STATUSES, example: 'SUCCEEDED' })

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseStoredDecimal } from '../common/money';
+import { periodOf } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import type { SummaryDto, SummaryQueryDto } from './reports.dto';
@@ -14,7 +15,8 @@ export class ReportsService {
 
   /** Count and exact total per status and currency; totals are summed by PostgreSQL as numeric. */
   async summary(query: SummaryQueryDto): Promise<SummaryDto> {
-    const rows = await this.reports.orderSummary(query.from ? new Date(query.from) : undefined, query.to ? new Date(query.to) : undefined);
+    const { from, to } = periodOf(query);
+    const rows = await this.reports.orderSummary(from, to);
     return {
       from: query.from ?? null,
       to: query.to ?? null,
