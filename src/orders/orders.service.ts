@@ -103,7 +103,7 @@ export class OrdersService implements OnModuleInit {
     try {
       const envelope = await this.payin.collect(
         { wallet: order.wallet, amount: providerAmount, currency: order.currency, order_id: order.reference, description: order.description, payer: order.payer, payerEmail: order.payerEmail, ...this.callbackUrls.urlsFor(order.id) },
-        { service: order.service, ...(dto.otp ? { otp: Number(dto.otp) } : {}) },
+        { service: order.service, ...(dto.otp ? { otp: dto.otp } : {}) },
       );
       outcome = acceptedOutcome(envelope);
     } catch (error) {

@@ -39,7 +39,8 @@ export interface PayinRequestBody {
 
 export interface PayinHeaders {
   service: number;
-  otp?: number;
+  /** Digits, sent as given: a one-time code may start with 0, which a number would lose. */
+  otp?: string;
 }
 
 export interface CardUserBody {

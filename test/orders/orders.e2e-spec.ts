@@ -34,6 +34,20 @@ describe('pay-in orders end to end', () => {
     expect(done.callbacks).toEqual([expect.objectContaining({ outcome: 'success', result: 'APPLIED' })]);
   });
 
+  it('forwards the otp as the otp header, digits as given, and stores it nowhere', async () => {
+    const alice = await customer(service);
+    const res = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, otp: '012345' });
+    expect(res.status).toBe(201);
+    const sent = payinRequests().find((r) => (r.body as { order_id?: string }).order_id === res.body.reference)!;
+    expect(sent.headers.otp).toBe('012345');
+    expect(sent.body).not.toHaveProperty('otp');
+    expect(JSON.stringify(res.body)).not.toContain('012345');
+    const row = await service.prisma.order.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(JSON.stringify(row)).not.toContain('012345');
+    const logged = await service.prisma.providerCall.findMany({ where: { endpoint: 'payin.collect' } });
+    expect(JSON.stringify(logged)).not.toContain('012345');
+  });
+
   it('failure wallet: PROCESSING, then the failure callback makes it FAILED', async () => {
     const alice = await customer(service);
     const res = await alice.createOrder({ wallet: TEST_WALLETS.FAILURE });

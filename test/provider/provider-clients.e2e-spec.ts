@@ -40,7 +40,7 @@ describe('provider clients on the wire', () => {
 
   it('pay-in: POST {base_url}/api/agent/bills/v3 with bearer, x-api-key, operation 2, service, otp and the documented body', async () => {
     const body = payinBody({ amount: 2500.5, currency: 'EUR' });
-    const envelope = await service.get(PayinClient).collect(body, { service: 17, otp: 123456 });
+    const envelope = await service.get(PayinClient).collect(body, { service: 17, otp: '012345' });
     expect(envelope).toMatchObject({ success: true, code: 200, status: 'PROCESSING', data: { external_reference: body.order_id } });
     const sent = lastRequest('POST', '/api/agent/bills/v3');
     expect(sent.body).toEqual(body);
@@ -53,7 +53,7 @@ describe('provider clients on the wire', () => {
       'x-api-key': 'sandbox-public-apikey',
       operation: '2',
       service: '17',
-      otp: '123456',
+      otp: '012345',
       'content-type': expect.stringMatching(/^application\/json/),
     });
     expect(sent.headers['x-sp-auth-token']).toBeUndefined();

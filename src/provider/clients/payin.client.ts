@@ -19,7 +19,7 @@ export class PayinClient {
       headers: {
         operation: String(PayinClient.OPERATION_COLLECT),
         service: String(headers.service),
-        ...(headers.otp !== undefined ? { otp: String(headers.otp) } : {}),
+        ...(headers.otp !== undefined ? { otp: headers.otp } : {}),
       },
       body,
     });
