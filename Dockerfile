@@ -39,8 +39,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies only. @swc-node/register and @swc/core are among them on purpose:
-# `npm run db:migrate` runs the TypeScript entry src/database/migrate.main.ts, `npm run sandbox`
-# src/sandbox/sandbox.main.ts and `npm run token` scripts/token.ts.
+# `npm run db:migrate` runs the TypeScript entry src/database/migrate.cli.ts, `npm run sandbox`
+# src/sandbox/sandbox.cli.ts and `npm run token` scripts/token.ts.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json .swcrc ./
 # The compiled service (with the generated Prisma client under dist/generated).

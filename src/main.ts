@@ -8,7 +8,7 @@ async function main() {
   loadDotEnvIfPresent();
   let config;
   try {
-    config = loadAppConfig(process.env);
+    config = loadAppConfig();
   } catch (error) {
     if (error instanceof ConfigValidationError) {
       process.stderr.write(`${error.message}\nThe service did not start. See .env.example for every variable.\n`);

@@ -35,7 +35,7 @@ export default async function globalSetup() {
   }
   // Through `npm run db:migrate`'s own entry point, in a child process: the same code path as
   // production, and the WebAssembly engine's internal timers do not keep jest alive afterwards.
-  await promisify(execFile)(process.execPath, ['-r', '@swc-node/register', resolve(__dirname, '../src/database/migrate.main.ts')], {
+  await promisify(execFile)(process.execPath, ['-r', '@swc-node/register', resolve(__dirname, '../src/database/migrate.cli.ts')], {
     env: { ...process.env, DATABASE_URL: url, NODE_ENV: 'test' },
     cwd: resolve(__dirname, '..'),
   });

@@ -6,7 +6,7 @@ export interface SandboxCliConfig {
   verbose: boolean;
 }
 
-export function loadSandboxCliConfig(env: Record<string, string | undefined>): SandboxCliConfig {
+export function loadSandboxCliConfig(env: Record<string, string | undefined> = process.env): SandboxCliConfig {
   const problems: string[] = [];
   const rawPort = env.SANDBOX_PORT?.trim() || '4010';
   const port = Number(rawPort);

@@ -6,7 +6,7 @@ import { TEST_WALLET_LIST } from './test-wallets';
 async function main(): Promise<void> {
   let settings;
   try {
-    settings = loadSandboxCliConfig(process.env);
+    settings = loadSandboxCliConfig();
   } catch (error) {
     console.error((error as Error).message);
     process.exit(1);

@@ -7,7 +7,7 @@ import { applyMigrations } from './migrator';
 
 async function main() {
   loadDotEnvIfPresent();
-  const config = loadAppConfig(process.env);
+  const config = loadAppConfig();
   if (!config.databaseUrl) {
     process.stderr.write('DATABASE_URL is not set: nothing to migrate (the embedded database migrates itself at `npm start`).\n');
     process.exit(2);
