@@ -7,25 +7,29 @@ import type { Logger } from 'pino';
  * transaction-scoped advisory lock inside `work`.
  */
 export abstract class ScheduledJob<T> implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
+  private timers: NodeJS.Timeout[] = [];
   private running?: Promise<T>;
 
+  /** `firstRunAfterMs`: an extra first run soon after start, for jobs whose interval is long. */
   protected constructor(
     protected readonly jobName: string,
     private readonly intervalMs: number,
     protected readonly log: Logger,
+    private readonly firstRunAfterMs?: number,
   ) {}
 
   protected abstract work(): Promise<T>;
 
   onApplicationBootstrap() {
-    this.timer = setInterval(() => void this.runNow().catch((error: unknown) => this.log.error({ err: error, job: this.jobName }, 'scheduled job failed')), this.intervalMs);
-    this.timer.unref();
+    const tick = () => void this.runNow().catch((error: unknown) => this.log.error({ err: error, job: this.jobName }, 'scheduled job failed'));
+    this.timers = [setInterval(tick, this.intervalMs).unref()];
+    if (this.firstRunAfterMs !== undefined) this.timers.push(setTimeout(tick, this.firstRunAfterMs).unref());
   }
 
   // At module destruction, when the database is still connected: a run in flight can finish.
   async onModuleDestroy() {
-    clearInterval(this.timer);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers = [];
     await this.running?.catch(() => undefined);
   }
 

@@ -35,7 +35,6 @@ describe('IdempotencyPurgeScheduler', () => {
       await jest.advanceTimersByTimeAsync(10 * 60 * 1000);
       expect(repository.tryPurgeAsLeader).toHaveBeenCalledTimes(2);
       await scheduler.onModuleDestroy();
-      scheduler.onApplicationShutdown();
       await jest.advanceTimersByTimeAsync(60 * 60 * 1000);
       expect(repository.tryPurgeAsLeader).toHaveBeenCalledTimes(2);
       expect(jest.getTimerCount()).toBe(0);
