@@ -25,8 +25,8 @@ export type CardOperationKind = (typeof CARD_OPERATION_KINDS)[number];
 export const CARD_OPERATION_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'UNKNOWN'] as const;
 export type CardOperationStatus = (typeof CARD_OPERATION_STATUSES)[number];
 
-export interface CardUserRecord {
-  id: string;
+/** The KYC data of a card user as the provider holds it (the id number aside). */
+interface CardUserDetails {
   ownerId: string;
   providerUserId: string;
   providerReference: string;
@@ -43,31 +43,19 @@ export interface CardUserRecord {
   businessName: string | null;
   billingState: string;
   billingPostalCode: string;
+}
+
+export interface CardUserRecord extends CardUserDetails {
+  id: string;
   providerCardIds: string[];
   lastSyncedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export interface NewCardUser {
-  ownerId: string;
-  providerUserId: string;
-  providerReference: string;
-  firstName: string;
-  lastName: string;
-  email: string;
-  countryCode: string;
-  contact: string;
-  dob: string;
-  isBusiness: boolean;
-  billingAddress: string;
-  billingCity: string;
-  billingCountry: string;
+export interface NewCardUser extends CardUserDetails {
   /** Already sealed with the data encryption key: the clear id number is never stored. */
   idNumberEncrypted: string;
-  businessName: string | null;
-  billingState: string;
-  billingPostalCode: string;
 }
 
 /** What the provider's GET card user told us. */

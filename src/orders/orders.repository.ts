@@ -23,19 +23,11 @@ type OrderRow = Prisma.OrderGetPayload<object>;
 export const ORDER_EVENTS_CHANNEL = 'order_status';
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
-export interface IncomingCallback {
-  pathOrderId: string;
+/** A callback as it arrived, before it is stored. */
+export type IncomingCallback = Pick<CallbackRecord, 'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'> & {
   /** Set only when the token proved this URL was issued for this order and outcome. */
   verifiedOrderId: string | null;
-  outcome: string;
-  method: string;
-  query: unknown;
-  headers: unknown;
-  contentType: string | null;
-  rawBody: string | null;
-  remoteIp: string | null;
-  requestId: string | null;
-}
+};
 
 export interface CallbackApplication {
   callback: CallbackRecord;
