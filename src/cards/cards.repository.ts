@@ -1,3 +1,4 @@
+import { markInterruptedUnknown } from '../database/interrupted-work';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
@@ -143,11 +144,7 @@ export class CardsRepository {
    * between the call and the write. They become UNKNOWN (the money may have moved), visibly.
    */
   async markInterruptedOperationsUnknown(olderThanSeconds: number): Promise<number> {
-    return this.prisma.$executeRaw`
-      UPDATE card_operations
-      SET status = 'UNKNOWN', completed_at = now(),
-          failure_reason = 'Sent to the provider, but its answer was never recorded (the service stopped)'
-      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => ${olderThanSeconds})`;
+    return markInterruptedUnknown(this.prisma, 'card_operations', olderThanSeconds);
   }
 
   /** Completes an operation that changes nothing on the card row (a failure, a read). */

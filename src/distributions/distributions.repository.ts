@@ -1,3 +1,4 @@
+import { markInterruptedUnknown } from '../database/interrupted-work';
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
@@ -61,11 +62,7 @@ export class DistributionsRepository {
    * between the call and the write. They become UNKNOWN (it may have happened), visibly.
    */
   async markInterruptedUnknown(olderThanSeconds: number): Promise<number> {
-    return this.prisma.$executeRaw`
-      UPDATE distributions
-      SET status = 'UNKNOWN', completed_at = now(),
-          failure_reason = 'Sent to the provider, but its answer was never recorded (the service stopped)'
-      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => ${olderThanSeconds})`;
+    return markInterruptedUnknown(this.prisma, 'distributions', olderThanSeconds);
   }
 
   /** Records the provider's answer on a PENDING distribution (only PENDING moves). */
