@@ -33,6 +33,12 @@ export interface IdempotentResource {
   id: string;
 }
 
+/** Which idempotency record to link a resource to, and as what (the type names how a retry answers it). */
+export interface IdempotencyLink {
+  recordId: string;
+  type: string;
+}
+
 export type InsertOutcome =
   | { created: true; record: IdempotencyRecord }
   /** `record` is undefined when the holder vanished between the insert and the read (released or expired). */
