@@ -72,9 +72,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /** Runs the handler holding the record, its lease renewed meanwhile, and stores its answer. */
   private async execute(next: CallHandler, record: IdempotencyRecord, route: IdempotentRoute, status: number, requestId: string): Promise<unknown> {
+    let running = true;
     const renewal = setInterval(() => {
       this.idempotency.renewLease(record).then(
-        (held) => held || this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record no longer held while its request runs'),
+        (held) => held || !running || this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record no longer held while its request runs'),
         (error: unknown) => this.logger.warn({ err: error, scope: record.scope, recordId: record.id }, 'could not renew an idempotency lease'),
       );
     }, Math.max(1, Math.floor(this.idempotency.leaseMs / 3)));
@@ -83,10 +84,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       body = await this.idempotency.runHolding(record, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
     } catch (error) {
+      running = false;
       clearInterval(renewal);
       await this.settleFailure(record, route, error, requestId);
       throw error;
     }
+    running = false;
     clearInterval(renewal);
     await this.store(record, status, () => (route.storeBody ? route.storeBody(body) : body));
     return body;

@@ -71,6 +71,25 @@ describe('Idempotency-Key recovery after the request holding it died', () => {
       expect(record).toMatchObject({ state: 'completed', resourceType: 'order', resourceId: retry.body.id });
     });
 
+    it('of concurrent retries after the lease lapsed, exactly one runs anew: one new order, one pay-in', async () => {
+      const alice = await customer(service);
+      const key = randomUUID();
+      const first = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK }, key);
+      expect(first.status).toBe(201);
+      await dieBeforeStoring(key);
+      await service.prisma.$executeRaw`UPDATE idempotency_records SET resource_type = NULL, resource_id = NULL WHERE key = ${key}`;
+      const retries = await Promise.all(Array.from({ length: 6 }, () => alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK }, key)));
+      const ran = retries.filter((res) => res.status === 201 && res.headers['idempotent-replayed'] === undefined);
+      expect(ran).toHaveLength(1);
+      for (const res of retries.filter((r) => r !== ran[0])) {
+        expect([201, 409]).toContain(res.status);
+        if (res.status === 201) expect(res.body.id).toBe(ran[0].body.id);
+      }
+      const orders = await service.prisma.order.findMany({ where: { customerId: alice.sub } });
+      expect(orders.map((o) => o.id).sort()).toEqual([first.body.id, ran[0].body.id].sort());
+      expect(payinsOf(ran[0].body.reference)).toHaveLength(1);
+    });
+
     it('a lost database mid-request ends the same way: the lease lapses, the retry answers the order (UNKNOWN once swept)', async () => {
       const alice = await customer(service);
       const key = randomUUID();
