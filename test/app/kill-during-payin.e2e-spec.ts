@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
@@ -9,23 +8,12 @@ import { OrdersRepository } from '../../src/orders/orders.repository';
 import { TEST_WALLETS, type RecordedRequest, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
-import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 const ROOT = resolve(__dirname, '../..');
 const JWT_SECRET = 'kill-test-jwt-secret-0123456789abcdefghijklmnop';
 // Bounds the pay-in, hence the lease of its idempotency record (provider timeout + 5 s).
 const CHILD_PROVIDER_TIMEOUT_MS = 2_000;
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
-}
 
 /** The real entry point (`npm start`'s command) on the test database, as a process of its own. */
 async function startChildService(sandbox: RunningSandbox): Promise<{ child: ChildProcess; base: string; output: () => string }> {
