@@ -88,3 +88,21 @@ export function provesNotSent(error: unknown): boolean {
   const providerError = providerErrorOf(error);
   return providerError !== undefined && providerError.outcomeKnown && !(providerError instanceof ProviderRejectedError);
 }
+
+/**
+ * A retry of a card creation whose request died: its CREATE operation left no card (UNKNOWN,
+ * FAILED, or still PENDING). Nothing is asked of the provider again; the operation says the rest.
+ */
+export class CardCreationIncompleteError extends DomainError {
+  readonly status = 409;
+  readonly code = 'card_creation_incomplete';
+  readonly title = 'The card creation of this Idempotency-Key left no card';
+
+  constructor(readonly operation: { id: string; status: CardOperationStatus; failureReason: string | null }) {
+    super(`The request that created a card with this Idempotency-Key was interrupted; its operation ${operation.id} is ${operation.status} and no card is recorded. See GET /v1/card-operations/${operation.id}.`);
+  }
+
+  get problemExtensions(): Record<string, unknown> {
+    return { operationId: this.operation.id, operationStatus: this.operation.status, failureReason: this.operation.failureReason };
+  }
+}

@@ -2,6 +2,7 @@ import { markInterruptedUnknown } from '../database/interrupted-work';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import { linkIdempotentResource, type IdempotencyLink } from '../idempotency/idempotency.repository';
 import type {
   CardFilter,
   CardOperationFilter,
@@ -122,21 +123,31 @@ export class CardsRepository {
 
   // ------------------------------------------------------------------ operations
 
-  /** Stored before the provider is asked: whatever happens next, the operation is visible. */
-  async startOperation(operation: NewCardOperation): Promise<CardOperationRecord> {
-    const row = await this.prisma.cardOperation.create({
-      data: {
-        cardUserId: operation.cardUserId,
-        cardId: operation.cardId,
-        requestedBy: operation.requestedBy,
-        kind: operation.kind,
-        amount: operation.amount,
-        currency: operation.currency,
-        status: 'PENDING',
-      },
-      include: WITH_OWNER,
-    });
-    return toOperation(row);
+  /**
+   * Stored before the provider is asked: whatever happens next, the operation is visible. With
+   * `link`, the idempotency record of the request is linked to it in the same transaction, so that
+   * a retry after a crash finds the operation (see linkIdempotentResource).
+   */
+  async startOperation(operation: NewCardOperation, link?: IdempotencyLink): Promise<CardOperationRecord> {
+    const create = (client: Prisma.TransactionClient) =>
+      client.cardOperation.create({
+        data: {
+          cardUserId: operation.cardUserId,
+          cardId: operation.cardId,
+          requestedBy: operation.requestedBy,
+          kind: operation.kind,
+          amount: operation.amount,
+          currency: operation.currency,
+          status: 'PENDING',
+        },
+        include: WITH_OWNER,
+      });
+    if (!link) return toOperation(await create(this.prisma));
+    return this.prisma.$transaction(async (tx) => {
+      const row = await create(tx);
+      await linkIdempotentResource(tx, link.recordId, { type: link.type, id: row.id });
+      return toOperation(row);
+    }, TX_LIMITS);
   }
 
   /**

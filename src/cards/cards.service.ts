@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { canReadAll, type AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/domain-error';
@@ -37,7 +37,8 @@ import type {
   ListCardsQueryDto,
 } from './cards.dto';
 import { isZeroAmount } from './cards.dto';
-import { CardFrozenError, CardProviderError, CardTerminatedError, maskCardNumbersIn, provesNotSent } from './cards.errors';
+import { CardCreationIncompleteError, CardFrozenError, CardProviderError, CardTerminatedError, maskCardNumbersIn, provesNotSent } from './cards.errors';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CardsRepository } from './cards.repository';
 
 export const FIRST_ANSWER_NOTE = 'cardNumber and cvv are shown only in this first answer: they are not stored and cannot be shown again';
@@ -53,6 +54,10 @@ export function withoutCardSecrets(body: unknown): unknown {
   return { ...rest, secretsShownOnce: true, note: REPLAY_NOTE };
 }
 
+/** Resource types on idempotency records: a card creation answers the card, a top-up or withdrawal the operation. */
+const CARD_CREATION_RESOURCE = 'card_creation';
+const CARD_OPERATION_RESOURCE = 'card_operation';
+
 type StateChange = { kind: 'FREEZE' | 'UNFREEZE' | 'TERMINATE'; target: CardStatus; call: (providerCardId: string) => Promise<Record<string, unknown>> };
 
 /**
@@ -62,7 +67,7 @@ type StateChange = { kind: 'FREEZE' | 'UNFREEZE' | 'TERMINATE'; target: CardStat
  * The full card number and the CVV exist only in the answer to the creation request.
  */
 @Injectable()
-export class CardsService {
+export class CardsService implements OnModuleInit {
   private readonly logger: Logger;
 
   constructor(
@@ -71,8 +76,31 @@ export class CardsService {
     private readonly provider: CardsClient,
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) logger: Logger,
+    private readonly idempotency: IdempotencyService,
   ) {
     this.logger = logger.child({ component: 'cards' });
+  }
+
+  /** What a retry answers when the request it repeats died after storing its operation. */
+  onModuleInit() {
+    this.idempotency.registerRecovery({ type: CARD_CREATION_RESOURCE, scopes: ['cards.create'], answer: (id) => this.recoveredCreation(id) });
+    this.idempotency.registerRecovery({ type: CARD_OPERATION_RESOURCE, scopes: ['cards.topup', 'cards.withdraw'], answer: (id) => this.recoveredOperation(id) });
+  }
+
+  /** The card, as a replay shows it (no number, no CVV); a creation that left no card is answered as such. */
+  private async recoveredCreation(operationId: string): Promise<unknown> {
+    const operation = await this.repository.findOperation(operationId);
+    if (!operation) return undefined;
+    const card = operation.cardId ? await this.repository.findCard(operation.cardId) : undefined;
+    if (!card) throw new CardCreationIncompleteError(operation);
+    return withoutCardSecrets({ ...toCardDto(card, this.config.currencies), operationId: operation.id });
+  }
+
+  /** The operation with its stored outcome (UNKNOWN once swept), shaped as the route's answer. */
+  private async recoveredOperation(operationId: string): Promise<CardOperationResultDto | undefined> {
+    const operation = await this.repository.findOperation(operationId);
+    const card = operation?.cardId ? await this.repository.findCard(operation.cardId) : undefined;
+    return operation && card && { ...toOperationDto(operation, this.config.currencies), cardStatus: card.status };
   }
 
   // ------------------------------------------------------------------ creation
@@ -82,14 +110,10 @@ export class CardsService {
     if (!mayOperate(user, cardUser.ownerId)) throw new ForbiddenError('Only the owner of the card user or an admin may create its cards.');
     const balance = this.openingBalance(dto);
 
-    const operation = await this.repository.startOperation({
-      cardUserId: cardUser.id,
-      cardId: null,
-      requestedBy: user.id,
-      kind: 'CREATE',
-      amount: balance.toString(),
-      currency: balance.currency,
-    });
+    const operation = await this.repository.startOperation(
+      { cardUserId: cardUser.id, cardId: null, requestedBy: user.id, kind: 'CREATE', amount: balance.toString(), currency: balance.currency },
+      this.linkTo(CARD_CREATION_RESOURCE),
+    );
     const answer = await this.call(operation, () => this.provider.createCard(cardUser.providerUserId, { balance: balance.toString(), currency: balance.currency }));
 
     const cardId = typeof answer?.card_id === 'string' ? answer.card_id.trim() : '';
@@ -233,7 +257,10 @@ export class CardsService {
     if (card.status === 'FROZEN') throw new CardFrozenError(card.id);
     const amount = checked.money.toString();
 
-    const operation = await this.repository.startOperation({ cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind, amount, currency: card.currency });
+    const operation = await this.repository.startOperation(
+      { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind, amount, currency: card.currency },
+      this.linkTo(CARD_OPERATION_RESOURCE),
+    );
     const answer = await this.call(operation, () =>
       kind === 'TOPUP' ? this.provider.topUp(card.providerCardId, amount, card.currency) : this.provider.withdraw(card.providerCardId, amount, card.currency),
     );
@@ -269,6 +296,12 @@ export class CardsService {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** The idempotency record of the request in flight, to link to the operation it stores. */
+  private linkTo(type: string): { recordId: string; type: string } | undefined {
+    const recordId = this.idempotency.recoveryPoint();
+    return recordId ? { recordId, type } : undefined;
+  }
 
   /**
    * Asks the provider for a stored PENDING operation. On an error the operation is completed

@@ -2,6 +2,7 @@ import { markInterruptedUnknown } from '../database/interrupted-work';
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import { linkIdempotentResource } from '../idempotency/idempotency.repository';
 import type {
   DistributionFilter,
   DistributionKind,
@@ -15,6 +16,8 @@ import type {
 type DistributionRow = Prisma.DistributionGetPayload<{ include: { shares: true } }>;
 const WITH_SHARES = { shares: { orderBy: { position: 'asc' } } } as const;
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
+/** The resource type of a distribution on its idempotency record. */
+export const DISTRIBUTION_RESOURCE = 'distribution';
 
 /** Distributions and their shares. The only Prisma user of the area. */
 @Injectable()
@@ -23,11 +26,13 @@ export class DistributionsRepository {
 
   /**
    * Stores the distribution PENDING with every share, in one transaction, before anything is
-   * sent. `undefined` when its paymentId is already taken (the unique index decided).
+   * sent. `undefined` when its paymentId is already taken (the unique index decided). With
+   * `idempotencyRecordId`, that record is linked to the distribution in the same transaction, so
+   * that a retry after a crash finds it (see linkIdempotentResource).
    */
-  async createPending(distribution: NewDistribution): Promise<DistributionRecord | undefined> {
-    try {
-      const row = await this.prisma.distribution.create({
+  async createPending(distribution: NewDistribution, idempotencyRecordId?: string): Promise<DistributionRecord | undefined> {
+    const create = (client: Prisma.TransactionClient) =>
+      client.distribution.create({
         data: {
           kind: distribution.kind,
           createdBy: distribution.createdBy,
@@ -45,6 +50,14 @@ export class DistributionsRepository {
         },
         include: WITH_SHARES,
       });
+    try {
+      const row = idempotencyRecordId
+        ? await this.prisma.$transaction(async (tx) => {
+            const created = await create(tx);
+            await linkIdempotentResource(tx, idempotencyRecordId, { type: DISTRIBUTION_RESOURCE, id: created.id });
+            return created;
+          }, TX_LIMITS)
+        : await create(this.prisma);
       return toRecord(row);
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return undefined;

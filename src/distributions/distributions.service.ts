@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { AuthUser } from '../auth/auth.types';
 import { ConflictError, NotFoundError, ValidationFailedError, type FieldError } from '../common/domain-error';
@@ -15,7 +15,8 @@ import type { DistributionEntry, SuccessMessage } from '../provider/provider.typ
 import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber } from './distribution-shares';
 import type { DistributionFilter, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
 import type { CreateFiatDistributionDto, CreateInitDistributionDto, DistributionDto, DistributionEntryDto, DistributionPageDto, ListDistributionsQueryDto } from './distributions.dto';
-import { DistributionsRepository } from './distributions.repository';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { DISTRIBUTION_RESOURCE, DistributionsRepository } from './distributions.repository';
 
 
 /** An error that proves the request never reached the provider: nothing can have been distributed. */
@@ -33,13 +34,26 @@ interface Prepared {
 }
 
 @Injectable()
-export class DistributionsService {
+export class DistributionsService implements OnModuleInit {
   constructor(
     private readonly distributions: DistributionsRepository,
     private readonly client: DistributionClient,
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
+    private readonly idempotency: IdempotencyService,
   ) {}
+
+  onModuleInit() {
+    // A retry of a distribution whose request died answers the distribution as it is now (UNKNOWN once swept).
+    this.idempotency.registerRecovery({
+      type: DISTRIBUTION_RESOURCE,
+      scopes: ['distributions.init', 'distributions.fiat'],
+      answer: async (id) => {
+        const distribution = await this.distributions.findById(id);
+        return distribution && this.toDto(distribution);
+      },
+    });
+  }
 
   /** `POST {link_base_url}/api/agent/link/init`: a payment prepared for redistribution; paymentId used once. */
   async createInit(user: AuthUser, dto: CreateInitDistributionDto): Promise<DistributionDto> {
@@ -61,7 +75,7 @@ export class DistributionsService {
       receiverShareMinor: prepared.remainder,
       providerRequest: redact(body),
       shares: prepared.shares,
-    });
+    }, this.idempotency.recoveryPoint());
     if (!stored) {
       const existing = await this.distributions.findByPaymentId(dto.paymentId);
       throw new ConflictError('distribution_payment_id_exists', `paymentId ${dto.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`);
@@ -84,7 +98,7 @@ export class DistributionsService {
       receiverShareMinor: null,
       providerRequest: redact(body),
       shares: prepared.shares,
-    });
+    }, this.idempotency.recoveryPoint());
     if (!stored) throw new Error('a fiat distribution has no unique field to collide on');
     return this.submit(stored, () => this.client.distributeFiat(body));
   }

@@ -8,7 +8,7 @@ import type { AuthUser } from '../auth/auth.types';
 import { UnauthenticatedError, ValidationFailedError } from '../common/domain-error';
 import { ProblemDetailsFilter, type ProblemDetails } from '../common/problem-details.filter';
 import { APP_LOGGER } from '../logging/logging.module';
-import { IDEMPOTENT_REPLAYED_HEADER, ReplayedProblemError } from './idempotency.errors';
+import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyInProgressError, ReplayedProblemError } from './idempotency.errors';
 import type { IdempotencyRecord } from './idempotency.repository';
 import { IdempotencyService, parseIdempotencyKey } from './idempotency.service';
 import { IDEMPOTENT_METADATA, type IdempotentRoute } from './idempotent-route';
@@ -42,26 +42,55 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // Fail closed on a route that forgot @Auth: keys are per user.
     if (!request.user) throw new UnauthenticatedError('Missing bearer token');
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
+    const fingerprint = { scope: route.scope, method: request.method, route: request.routeOptions?.url ?? request.url.split('?')[0], params: request.params, body: request.body };
+    // Nest applies the route's status only when it sends the answer; the metadata is the source of truth.
+    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
 
-    const started = await this.idempotency.begin(request.user.id, route.scope, key, request.body, { waitMs: route.waitMs });
+    let started = await this.idempotency.begin(request.user.id, fingerprint, key, { waitMs: route.waitMs });
+    if (started.kind === 'recover') {
+      reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      const body = await this.idempotency.recover(started.resource, request.user);
+      if (body !== undefined) {
+        this.logger.info({ scope: route.scope, resourceType: started.resource.type, resourceId: started.resource.id }, 'answered a retry with the resource of a request that died');
+        reply.status(status);
+        return of(body);
+      }
+      // The resource was removed (it provably never reached the provider): nothing was created, run anew.
+      const claimed = await this.idempotency.claimAfterVanishedResource(started.record);
+      if (!claimed) throw new IdempotencyInProgressError();
+      reply.removeHeader(IDEMPOTENT_REPLAYED_HEADER);
+      started = { kind: 'new', record: claimed };
+    }
     if (started.kind === 'replay') {
       if (started.status >= 400) throw new ReplayedProblemError(started.body as ProblemDetails);
       reply.status(started.status).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
       return of(started.body);
     }
-    // Nest applies the route's status only when it sends the answer; the metadata is the source of truth.
-    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
-    return defer(() => this.execute(next, started.record, route, status, String(request.id ?? '')));
+    const record = started.record;
+    return defer(() => this.execute(next, record, route, status, String(request.id ?? '')));
   }
 
+  /** Runs the handler holding the record, its lease renewed meanwhile, and stores its answer. */
   private async execute(next: CallHandler, record: IdempotencyRecord, route: IdempotentRoute, status: number, requestId: string): Promise<unknown> {
+    let running = true;
+    const renewal = setInterval(() => {
+      this.idempotency.renewLease(record).then(
+        (held) => held || !running || this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record no longer held while its request runs'),
+        (error: unknown) => this.logger.warn({ err: error, scope: record.scope, recordId: record.id }, 'could not renew an idempotency lease'),
+      );
+    }, Math.max(1, Math.floor(this.idempotency.leaseMs / 3)));
+    renewal.unref();
     let body: unknown;
     try {
-      body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      body = await this.idempotency.runHolding(record, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
     } catch (error) {
+      running = false;
+      clearInterval(renewal);
       await this.settleFailure(record, route, error, requestId);
       throw error;
     }
+    running = false;
+    clearInterval(renewal);
     await this.store(record, status, () => (route.storeBody ? route.storeBody(body) : body));
     return body;
   }
@@ -83,7 +112,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /**
    * A failure to store must not turn a done operation into an error for the client: the record
-   * stays in progress until it expires, so retries are refused (409) rather than executed twice.
+   * stays in progress; once its lease lapses, a retry answers the resource the request linked
+   * (or runs anew if it linked none), never a second execution of what was done.
    */
   private async store(record: IdempotencyRecord, status: number, body: () => unknown): Promise<void> {
     try {

@@ -9,7 +9,7 @@ const EXPORTS = [IdempotencyService, IdempotencyInterceptor, IdempotencyReposito
 
 /**
  * Global, so that any controller can use `@Idempotent(...)`. Import it as is for the defaults
- * (5 s wait, 24 h keys), or through `forRoot(options)`.
+ * (5 s wait, 24 h keys, a lease of the provider timeout plus 5 s), or through `forRoot(options)`.
  */
 @Global()
 @Module({ providers: PROVIDERS, exports: EXPORTS })

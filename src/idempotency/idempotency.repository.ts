@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
-
+import { IdempotencyInProgressError } from './idempotency.errors';
 
 // The purge is a background chore: give up rather than queue behind a busy database for long.
 const PURGE_TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 60_000 };
@@ -20,6 +20,23 @@ export interface IdempotencyRecord {
   responseStatus: number | null;
   responseBody: unknown;
   expiresAt: Date;
+  /** In progress and its lease has lapsed (by the database clock): the request that held it is presumed dead. */
+  leaseLapsed: boolean;
+  /** The resource the request created, linked in the transaction that created it (its recovery point). */
+  resourceType: string | null;
+  resourceId: string | null;
+}
+
+/** What a request created, as linked to its record: answered to a retry once the request is presumed dead. */
+export interface IdempotentResource {
+  type: string;
+  id: string;
+}
+
+/** Which idempotency record to link a resource to, and as what (the type names how a retry answers it). */
+export interface IdempotencyLink {
+  recordId: string;
+  type: string;
 }
 
 export type InsertOutcome =
@@ -33,10 +50,29 @@ export interface NewIdempotencyRecord {
   key: string;
   requestHash: string;
   ttlSeconds: number;
+  leaseMs: number;
 }
 
+// Lapsed is judged by the database clock, shared by every instance. A record without a lease (written
+// before leases existed) never lapses: it keeps the old rule and waits for its expiry.
 const COLUMNS = Prisma.raw(`id::text AS id, user_id AS "userId", scope, key, request_hash AS "requestHash", state,
-  response_status AS "responseStatus", response_body AS "responseBody", expires_at AS "expiresAt"`);
+  response_status AS "responseStatus", response_body AS "responseBody", expires_at AS "expiresAt",
+  (state = 'in_progress' AND lease_until IS NOT NULL AND lease_until <= now()) AS "leaseLapsed",
+  resource_type AS "resourceType", resource_id::text AS "resourceId"`);
+
+/**
+ * Links the record of the request in flight to the resource it just created, inside the caller's
+ * transaction (the one that inserts the resource): the resource never exists without its link.
+ * Guarded by the record's id, which changes when a retry claims a lapsed record: a request that
+ * lost its record this way fails here, and its transaction rolls back, instead of creating the
+ * resource a second time next to the retry's.
+ */
+export async function linkIdempotentResource(tx: Prisma.TransactionClient, recordId: string, resource: IdempotentResource): Promise<void> {
+  const linked = await tx.$executeRaw`
+    UPDATE idempotency_records SET resource_type = ${resource.type}, resource_id = ${resource.id}::uuid
+    WHERE id = ${recordId}::uuid AND state = 'in_progress'`;
+  if (linked !== 1) throw new IdempotencyInProgressError();
+}
 
 /**
  * The answer is kept as its JSON text, in a jsonb string: a jsonb object would reorder its
@@ -63,12 +99,13 @@ export class IdempotencyRepository {
    */
   async insertOrGet(input: NewIdempotencyRecord): Promise<InsertOutcome> {
     const inserted = await this.prisma.$queryRaw<IdempotencyRecord[]>`
-      INSERT INTO idempotency_records (id, user_id, scope, key, request_hash, state, created_at, expires_at)
+      INSERT INTO idempotency_records (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until)
       VALUES (${randomUUID()}::uuid, ${input.userId}, ${input.scope}, ${input.key}, ${input.requestHash}, 'in_progress',
-              now(), now() + make_interval(secs => ${input.ttlSeconds}))
+              now(), now() + make_interval(secs => ${input.ttlSeconds}), now() + make_interval(secs => ${input.leaseMs / 1000}))
       ON CONFLICT (user_id, scope, key) DO UPDATE
         SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = EXCLUDED.state, response_status = NULL,
-            response_body = NULL, created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at
+            response_body = NULL, created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at,
+            lease_until = EXCLUDED.lease_until, resource_type = NULL, resource_id = NULL
         WHERE idempotency_records.expires_at <= now()
       RETURNING ${COLUMNS}`;
     if (inserted[0]) return { created: true, record: fromRow(inserted[0]) };
@@ -84,13 +121,39 @@ export class IdempotencyRepository {
   }
 
   /**
+   * Takes over a record whose lease lapsed and that links no resource (or one that no longer
+   * exists): the caller runs the request anew under the record's new id. Atomic: of two retries
+   * claiming the same lapsed record, only one gets it (the other finds the id changed); a request
+   * still alive and linking its resource meanwhile makes the claim fail (the link comes first) or
+   * fails itself (the claim comes first).
+   */
+  async claimLapsed(record: Pick<IdempotencyRecord, 'id' | 'resourceId'>, leaseMs: number): Promise<IdempotencyRecord | undefined> {
+    const rows = await this.prisma.$queryRaw<IdempotencyRecord[]>`
+      UPDATE idempotency_records
+      SET id = ${randomUUID()}::uuid, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), resource_type = NULL, resource_id = NULL
+      WHERE id = ${record.id}::uuid AND state = 'in_progress' AND lease_until <= now() AND expires_at > now()
+        AND resource_id IS NOT DISTINCT FROM ${record.resourceId}::uuid
+      RETURNING ${COLUMNS}`;
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  /** Extends the lease of a request still running. False when the record is no longer this request's. */
+  async renewLease(record: Pick<IdempotencyRecord, 'id'>, leaseMs: number): Promise<boolean> {
+    const renewed = await this.prisma.$executeRaw`
+      UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+      WHERE id = ${record.id}::uuid AND state = 'in_progress'`;
+    return renewed === 1;
+  }
+
+  /**
    * Stores the answer of the request that holds the record. False when the record is no longer
    * this request's (it expired and was taken over or purged meanwhile): the answer is then not kept.
    */
   async complete(record: Pick<IdempotencyRecord, 'id'>, status: number, body: unknown): Promise<boolean> {
     const updated = await this.prisma.$executeRaw`
       UPDATE idempotency_records
-      SET state = 'completed', response_status = ${status}, response_body = to_jsonb(${JSON.stringify(body ?? null)}::text), completed_at = now()
+      SET state = 'completed', response_status = ${status}, response_body = to_jsonb(${JSON.stringify(body ?? null)}::text), completed_at = now(),
+          lease_until = NULL
       WHERE id = ${record.id}::uuid AND state = 'in_progress'`;
     return updated === 1;
   }

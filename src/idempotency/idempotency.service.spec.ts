@@ -1,23 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { ValidationFailedError } from '../common/domain-error';
 import { IdempotencyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from './idempotency.errors';
-import type { IdempotencyRecord, IdempotencyRepository, InsertOutcome } from './idempotency.repository';
-import { canonicalJson, IdempotencyService, parseIdempotencyKey, requestHash } from './idempotency.service';
+import type { IdempotencyRecord, IdempotencyRepository, IdempotentResource, InsertOutcome, NewIdempotencyRecord } from './idempotency.repository';
+import { canonicalJson, IdempotencyService, parseIdempotencyKey, requestHash, type RequestFingerprint } from './idempotency.service';
+
+const topUp = (cardId: string, body: unknown): RequestFingerprint => ({ scope: 'cards.topup', method: 'POST', route: '/v1/cards/:id/topup', params: { id: cardId }, body });
+const fingerprint = (body: unknown, scope = 'probe'): RequestFingerprint => ({ scope, method: 'POST', route: '/probe', params: {}, body });
 
 describe('canonicalJson / requestHash', () => {
   it('ignores member order at every depth', () => {
     const a = { amount: '12.50', customer: { name: 'Ada', address: { city: 'Lyon', zip: '69001' } }, items: [{ sku: 'x', qty: 1 }] };
     const b = { items: [{ qty: 1, sku: 'x' }], customer: { address: { zip: '69001', city: 'Lyon' }, name: 'Ada' }, amount: '12.50' };
     expect(canonicalJson(a)).toBe(canonicalJson(b));
-    expect(requestHash('orders.create', a)).toBe(requestHash('orders.create', b));
+    expect(requestHash(fingerprint(a))).toBe(requestHash(fingerprint(b)));
   });
 
   it('keeps array order significant', () => {
-    expect(requestHash('s', { items: [1, 2] })).not.toBe(requestHash('s', { items: [2, 1] }));
+    expect(requestHash(fingerprint({ items: [1, 2] }))).not.toBe(requestHash(fingerprint({ items: [2, 1] })));
   });
 
   it('tells values of different types apart', () => {
-    expect(requestHash('s', { amount: 1500 })).not.toBe(requestHash('s', { amount: '1500' }));
-    expect(requestHash('s', { note: null })).not.toBe(requestHash('s', {}));
+    expect(requestHash(fingerprint({ amount: 1500 }))).not.toBe(requestHash(fingerprint({ amount: '1500' })));
+    expect(requestHash(fingerprint({ note: null }))).not.toBe(requestHash(fingerprint({})));
   });
 
   it('drops undefined members as JSON does, and reads a missing body as null', () => {
@@ -30,9 +34,19 @@ describe('canonicalJson / requestHash', () => {
     expect(canonicalJson({ 'a"b': 'c\nd' })).toBe('{"a\\"b":"c\\nd"}');
   });
 
-  it('hashes the scope in: the same body on another operation is another request', () => {
-    expect(requestHash('orders.create', { a: 1 })).not.toBe(requestHash('cards.create', { a: 1 }));
-    expect(requestHash('orders.create', { a: 1 })).toMatch(/^[0-9a-f]{64}$/);
+  it('hashes the whole request: scope, method, route and path parameters as well as the body', () => {
+    const base = topUp('card-a', { amount: '100' });
+    expect(requestHash(base)).toMatch(/^[0-9a-f]{64}$/);
+    expect(requestHash(base)).toBe(requestHash(topUp('card-a', { amount: '100' })));
+    expect(requestHash(topUp('card-b', { amount: '100' }))).not.toBe(requestHash(base));
+    expect(requestHash({ ...base, scope: 'cards.withdraw' })).not.toBe(requestHash(base));
+    expect(requestHash({ ...base, route: '/v1/cards/:id/withdraw' })).not.toBe(requestHash(base));
+    expect(requestHash({ ...base, method: 'PUT' })).not.toBe(requestHash(base));
+    expect(requestHash({ ...base, method: 'post' })).toBe(requestHash(base));
+  });
+
+  it('cannot be fooled by moving text between the parts', () => {
+    expect(requestHash({ ...fingerprint({}), route: '/a', params: { id: 'b' } })).not.toBe(requestHash({ ...fingerprint({}), route: '/a"b', params: {} }));
   });
 });
 
@@ -64,75 +78,173 @@ describe('parseIdempotencyKey', () => {
   });
 });
 
-describe('IdempotencyService.begin', () => {
-  const record = (over: Partial<IdempotencyRecord>): IdempotencyRecord => ({
-    id: 'r1',
-    userId: 'alice',
-    scope: 'probe',
-    key: 'k',
-    requestHash: requestHash('probe', { a: 1 }),
-    state: 'in_progress',
-    responseStatus: null,
-    responseBody: null,
-    expiresAt: new Date(Date.now() + 60_000),
-    ...over,
-  });
+/**
+ * The state machine of a key, against an in-memory repository with the same guards as the SQL
+ * (a record's id changes when it is claimed; a lapsed lease is judged by one clock).
+ */
+describe('IdempotencyService: the life of a key', () => {
+  const LEASE_MS = 1_000;
 
-  /** A repository whose claims and reads answer from scripted lists. */
-  function fakeRepository(claims: InsertOutcome[], reads: (IdempotencyRecord | undefined)[] = []) {
-    const repository = {
-      insertOrGet: jest.fn(async () => claims.shift() ?? { created: false, record: undefined }),
-      find: jest.fn(async () => (reads.length > 1 ? reads.shift() : reads[0])),
-    };
-    return repository;
+  class MemoryRepository {
+    now = 0;
+    rows = new Map<string, Omit<IdempotencyRecord, 'leaseLapsed'> & { leaseUntil: number | null }>();
+    claims = 0;
+
+    private view(row: Omit<IdempotencyRecord, 'leaseLapsed'> & { leaseUntil: number | null }): IdempotencyRecord {
+      const { leaseUntil, ...record } = row;
+      return { ...record, leaseLapsed: record.state === 'in_progress' && leaseUntil !== null && leaseUntil <= this.now };
+    }
+    private slot(userId: string, scope: string, key: string) {
+      return `${userId}|${scope}|${key}`;
+    }
+    async insertOrGet(input: NewIdempotencyRecord): Promise<InsertOutcome> {
+      const slot = this.slot(input.userId, input.scope, input.key);
+      if (this.rows.has(slot)) return { created: false, record: this.view(this.rows.get(slot)!) };
+      const row = { id: randomUUID(), userId: input.userId, scope: input.scope, key: input.key, requestHash: input.requestHash, state: 'in_progress' as const, responseStatus: null, responseBody: null, expiresAt: new Date(8.64e15), leaseUntil: this.now + input.leaseMs, resourceType: null, resourceId: null };
+      this.rows.set(slot, row);
+      return { created: true, record: this.view(row) };
+    }
+    async find(userId: string, scope: string, key: string) {
+      const row = this.rows.get(this.slot(userId, scope, key));
+      return row && this.view(row);
+    }
+    private byId(id: string) {
+      return [...this.rows.values()].find((row) => row.id === id);
+    }
+    async claimLapsed(record: Pick<IdempotencyRecord, 'id' | 'resourceId'>, leaseMs: number) {
+      const row = this.byId(record.id);
+      if (!row || row.state !== 'in_progress' || row.leaseUntil === null || row.leaseUntil > this.now || row.resourceId !== record.resourceId) return undefined;
+      this.claims++;
+      Object.assign(row, { id: randomUUID(), leaseUntil: this.now + leaseMs, resourceType: null, resourceId: null });
+      return this.view(row);
+    }
+    async renewLease(record: Pick<IdempotencyRecord, 'id'>, leaseMs: number) {
+      const row = this.byId(record.id);
+      if (!row || row.state !== 'in_progress') return false;
+      row.leaseUntil = this.now + leaseMs;
+      return true;
+    }
+    async complete(record: Pick<IdempotencyRecord, 'id'>, status: number, body: unknown) {
+      const row = this.byId(record.id);
+      if (!row || row.state !== 'in_progress') return false;
+      Object.assign(row, { state: 'completed', responseStatus: status, responseBody: body, leaseUntil: null });
+      return true;
+    }
+    async release(record: Pick<IdempotencyRecord, 'id'>) {
+      for (const [slot, row] of this.rows) if (row.id === record.id && row.state === 'in_progress') this.rows.delete(slot);
+    }
+    /** What linkIdempotentResource does inside the creating transaction. */
+    link(recordId: string, resource: IdempotentResource) {
+      const row = this.byId(recordId);
+      if (!row || row.state !== 'in_progress') throw new IdempotencyInProgressError();
+      Object.assign(row, { resourceType: resource.type, resourceId: resource.id });
+    }
   }
-  const serviceOf = (repository: ReturnType<typeof fakeRepository>, waitMs = 200) =>
-    new IdempotencyService(repository as unknown as IdempotencyRepository, { waitMs, pollMs: 10 });
 
-  it('starts a new request when the key is free', async () => {
-    const fresh = record({});
-    const outcome = await serviceOf(fakeRepository([{ created: true, record: fresh }])).begin('alice', 'probe', 'k', { a: 1 });
-    expect(outcome).toEqual({ kind: 'new', record: fresh });
+  const setup = (waitMs = 50) => {
+    const repository = new MemoryRepository();
+    const service = new IdempotencyService(repository as unknown as IdempotencyRepository, { waitMs, pollMs: 5, leaseMs: LEASE_MS });
+    const orders = new Map<string, { id: string; status: string }>();
+    service.registerRecovery({ type: 'order', scopes: ['orders.create'], answer: async (id) => orders.get(id) });
+    return { repository, service, orders };
+  };
+  const alice = { id: 'alice', roles: ['customer'] } as never;
+  const order = (body: unknown) => ({ ...fingerprint(body, 'orders.create'), route: '/v1/orders' });
+
+  it('new: the first request with a key runs', async () => {
+    const { service } = setup();
+    const started = await service.begin('alice', order({ amount: 1 }), 'k');
+    expect(started.kind).toBe('new');
   });
 
-  it('replays a completed record with the same body', async () => {
-    const done = record({ state: 'completed', responseStatus: 201, responseBody: { id: 'o1' } });
-    const outcome = await serviceOf(fakeRepository([{ created: false, record: done }])).begin('alice', 'probe', 'k', { a: 1 });
-    expect(outcome).toEqual({ kind: 'replay', status: 201, body: { id: 'o1' } });
+  it('replay: a retry of a completed request gets its stored answer', async () => {
+    const { service } = setup();
+    const started = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (started.kind !== 'new') throw new Error(started.kind);
+    await service.complete(started.record, 201, { id: 'o1' });
+    expect(await service.begin('alice', order({ amount: 1 }), 'k')).toEqual({ kind: 'replay', status: 201, body: { id: 'o1' } });
   });
 
-  it('refuses another body, even while the first request runs', async () => {
-    const running = record({});
-    await expect(serviceOf(fakeRepository([{ created: false, record: running }])).begin('alice', 'probe', 'k', { a: 2 })).rejects.toThrow(IdempotencyKeyReusedError);
+  it('in progress: a retry while the first request holds its lease gets 409 after the wait', async () => {
+    const { service } = setup();
+    await service.begin('alice', order({ amount: 1 }), 'k');
+    await expect(service.begin('alice', order({ amount: 1 }), 'k')).rejects.toThrow(IdempotencyInProgressError);
   });
 
-  it('waits for the first request, then replays its answer', async () => {
-    const done = record({ state: 'completed', responseStatus: 201, responseBody: { ok: true } });
-    const repository = fakeRepository([{ created: false, record: record({}) }], [record({}), record({}), done]);
-    const outcome = await serviceOf(repository).begin('alice', 'probe', 'k', { a: 1 });
-    expect(outcome).toEqual({ kind: 'replay', status: 201, body: { ok: true } });
-    expect(repository.find).toHaveBeenCalledTimes(3);
+  it('reused: the same key on another request is refused, running or not, lapsed or not', async () => {
+    const { service, repository } = setup();
+    await service.begin('alice', topUp('card-a', { amount: '100' }), 'k');
+    await expect(service.begin('alice', topUp('card-b', { amount: '100' }), 'k')).rejects.toThrow(IdempotencyKeyReusedError);
+    repository.now += LEASE_MS;
+    await expect(service.begin('alice', topUp('card-b', { amount: '100' }), 'k')).rejects.toThrow(IdempotencyKeyReusedError);
   });
 
-  it('gives up with 409 idempotency_in_progress after waitMs', async () => {
-    const repository = fakeRepository([{ created: false, record: record({}) }], [record({})]);
-    const started = Date.now();
-    await expect(serviceOf(repository, 100).begin('alice', 'probe', 'k', { a: 1 })).rejects.toThrow(IdempotencyInProgressError);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+  it('lapsed with a resource: the retry answers that resource as it is now, never runs anew', async () => {
+    const { service, repository, orders } = setup();
+    const started = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (started.kind !== 'new') throw new Error(started.kind);
+    orders.set('o1', { id: 'o1', status: 'PENDING' });
+    repository.link(started.record.id, { type: 'order', id: 'o1' });
+    // Still held: the retry waits, then 409.
+    await expect(service.begin('alice', order({ amount: 1 }), 'k')).rejects.toThrow(IdempotencyInProgressError);
+    // The process died: no renewal, the lease lapses; the sweep made the order UNKNOWN meanwhile.
+    repository.now += LEASE_MS;
+    orders.set('o1', { id: 'o1', status: 'UNKNOWN' });
+    const retry = await service.begin('alice', order({ amount: 1 }), 'k');
+    expect(retry).toMatchObject({ kind: 'recover', resource: { type: 'order', id: 'o1' } });
+    if (retry.kind !== 'recover') throw new Error(retry.kind);
+    expect(await service.recover(retry.resource, alice)).toEqual({ id: 'o1', status: 'UNKNOWN' });
+    expect(repository.claims).toBe(0);
   });
 
-  it('lets the caller shorten the wait', async () => {
-    const repository = fakeRepository([{ created: false, record: record({}) }], [record({})]);
-    const started = Date.now();
-    await expect(serviceOf(repository, 5_000).begin('alice', 'probe', 'k', { a: 1 }, { waitMs: 0 })).rejects.toThrow(IdempotencyInProgressError);
-    expect(Date.now() - started).toBeLessThan(1_000);
+  it('lapsed without a resource: exactly one of two retries claims the record and runs anew; the dead request cannot link any more', async () => {
+    const { service, repository } = setup(30);
+    const first = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (first.kind !== 'new') throw new Error(first.kind);
+    repository.now += LEASE_MS;
+    const retries = await Promise.allSettled([service.begin('alice', order({ amount: 1 }), 'k'), service.begin('alice', order({ amount: 1 }), 'k')]);
+    const ran = retries.filter((r) => r.status === 'fulfilled' && r.value.kind === 'new');
+    const refused = retries.filter((r) => r.status === 'rejected' && r.reason instanceof IdempotencyInProgressError);
+    expect([ran.length, refused.length]).toEqual([1, 1]);
+    expect(repository.claims).toBe(1);
+    const claimed = (ran[0] as PromiseFulfilledResult<{ kind: 'new'; record: IdempotencyRecord }>).value.record;
+    expect(claimed.id).not.toBe(first.record.id);
+    expect(() => repository.link(first.record.id, { type: 'order', id: 'late' })).toThrow(IdempotencyInProgressError);
+    expect(await service.complete(first.record, 201, {})).toBe(false);
   });
 
-  it('claims the key itself when the first request released it', async () => {
-    const mine = record({ id: 'r2' });
-    const repository = fakeRepository([{ created: false, record: record({}) }, { created: true, record: mine }], [undefined]);
-    const outcome = await serviceOf(repository).begin('alice', 'probe', 'k', { a: 1 });
-    expect(outcome).toEqual({ kind: 'new', record: mine });
-    expect(repository.insertOrGet).toHaveBeenCalledTimes(2);
+  it('renewal keeps a live request from being presumed dead', async () => {
+    const { service, repository } = setup();
+    const started = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (started.kind !== 'new') throw new Error(started.kind);
+    repository.now += LEASE_MS / 2;
+    expect(await service.renewLease(started.record)).toBe(true);
+    repository.now += LEASE_MS / 2;
+    await expect(service.begin('alice', order({ amount: 1 }), 'k')).rejects.toThrow(IdempotencyInProgressError);
+  });
+
+  it('lapsed on a route that does not link what it creates: stays in progress (what it did is unknown)', async () => {
+    const { service, repository } = setup();
+    await service.begin('alice', fingerprint({ a: 1 }, 'card-users.create'), 'k');
+    repository.now += LEASE_MS;
+    await expect(service.begin('alice', fingerprint({ a: 1 }, 'card-users.create'), 'k')).rejects.toThrow(IdempotencyInProgressError);
+    expect(repository.claims).toBe(0);
+  });
+
+  it('exposes the record held by the request in flight to the code it runs, and nothing outside', async () => {
+    const { service } = setup();
+    const started = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (started.kind !== 'new') throw new Error(started.kind);
+    expect(service.recoveryPoint()).toBeUndefined();
+    const seen = await service.runHolding(started.record, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return service.recoveryPoint();
+    });
+    expect(seen).toBe(started.record.id);
+  });
+
+  it('defaults the lease to the provider timeout plus a margin', () => {
+    const service = new IdempotencyService({} as IdempotencyRepository, {}, { provider: { timeoutMs: 2_000 } } as never);
+    expect(service.leaseMs).toBe(7_000);
   });
 });

@@ -1,9 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ValidationFailedError } from '../common/domain-error';
+import type { AuthUser } from '../auth/auth.types';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from './idempotency.errors';
-import { IdempotencyRepository, type IdempotencyRecord } from './idempotency.repository';
+import { IdempotencyRepository, type IdempotencyRecord, type IdempotentResource } from './idempotency.repository';
 
 export const IDEMPOTENCY_OPTIONS = Symbol('IDEMPOTENCY_OPTIONS');
 
@@ -14,11 +18,38 @@ export interface IdempotencyOptions {
   pollMs?: number;
   /** How long a key is kept after its first use. */
   ttlSeconds?: number;
+  /**
+   * How long a request holds its key without renewing it; renewed every third of it while the
+   * request runs. Past it, the request is presumed dead (crash, kill, lost database) and a retry
+   * recovers. Default: the provider timeout (which bounds one provider call) plus 5 s.
+   */
+  leaseMs?: number;
 }
 
-const DEFAULTS: Required<IdempotencyOptions> = { waitMs: 5_000, pollMs: 75, ttlSeconds: 24 * 60 * 60 };
+const DEFAULTS = { waitMs: 5_000, pollMs: 75, ttlSeconds: 24 * 60 * 60 };
+const LEASE_MARGIN_MS = 5_000;
+const DEFAULT_PROVIDER_TIMEOUT_MS = 15_000;
 
-export type BeginResult = { kind: 'new'; record: IdempotencyRecord } | { kind: 'replay'; status: number; body: unknown };
+/** The current answer for a resource a dead request created, or `undefined` when it no longer exists. */
+export type ResourceAnswer = (resourceId: string, user: AuthUser) => Promise<unknown>;
+
+export type BeginResult =
+  | { kind: 'new'; record: IdempotencyRecord }
+  | { kind: 'replay'; status: number; body: unknown }
+  /** The request holding the key died after creating `resource`: the retry answers that resource as it is now. */
+  | { kind: 'recover'; record: IdempotencyRecord; resource: IdempotentResource };
+
+/** What makes two requests "the same request" for a key: the whole request, not only its body. */
+export interface RequestFingerprint {
+  /** The operation (the route's `@Idempotent` scope). */
+  scope: string;
+  method: string;
+  /** The route pattern, e.g. `/v1/cards/:id/topup`. */
+  route: string;
+  /** The path parameters: the same body on another card is another request. */
+  params: unknown;
+  body: unknown;
+}
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -53,42 +84,117 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The scope is hashed in too, so a record can never match a request of another route. */
-export function requestHash(scope: string, body: unknown): string {
-  return createHash('sha256').update(scope).update('\n').update(canonicalJson(body)).digest('hex');
+/**
+ * The hash of the whole request: scope, method, route, path parameters and body. A key reused on
+ * another resource (another card, another card user) or another route hashes differently, so it
+ * is refused as reused instead of replaying the first request's answer.
+ */
+export function requestHash(request: RequestFingerprint): string {
+  return createHash('sha256')
+    .update(canonicalJson([request.scope, request.method.toUpperCase(), request.route, request.params ?? {}, request.body ?? null]))
+    .digest('hex');
 }
 
 /**
  * First request wins: the first request with a (user, scope, key) executes, the later ones get
- * its stored answer, wait for it while it runs, or are refused when their body differs.
+ * its stored answer, wait for it while it runs, or are refused when their request differs. A
+ * request that died while holding its key (its lease lapsed) never strands it: a retry answers
+ * the resource that request created, or runs anew when it created nothing.
  */
 @Injectable()
 export class IdempotencyService {
   private readonly options: Required<IdempotencyOptions>;
+  private readonly inFlight = new AsyncLocalStorage<IdempotencyRecord>();
+  private readonly recoveries = new Map<string, ResourceAnswer>();
+  /** Scopes whose handlers link what they create before anything irreversible: for them, "nothing linked" means "nothing done". */
+  private readonly recoverableScopes = new Set<string>();
 
   constructor(
     private readonly repository: IdempotencyRepository,
     @Optional() @Inject(IDEMPOTENCY_OPTIONS) options?: IdempotencyOptions,
+    @Optional() @Inject(APP_CONFIG) config?: AppConfig,
   ) {
-    this.options = { ...DEFAULTS, ...options };
+    const leaseMs = (config?.provider.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS) + LEASE_MARGIN_MS;
+    this.options = { ...DEFAULTS, leaseMs, ...options };
   }
 
-  async begin(userId: string, scope: string, key: string, requestBody: unknown, options: { waitMs?: number } = {}): Promise<BeginResult> {
-    const hash = requestHash(scope, requestBody);
+  /** How long a request holds its key between two renewals. */
+  get leaseMs(): number {
+    return this.options.leaseMs;
+  }
+
+  async begin(userId: string, request: RequestFingerprint, key: string, options: { waitMs?: number } = {}): Promise<BeginResult> {
+    const { scope } = request;
+    const hash = requestHash(request);
     const deadline = Date.now() + (options.waitMs ?? this.options.waitMs);
     for (;;) {
-      const claim = await this.repository.insertOrGet({ userId, scope, key, requestHash: hash, ttlSeconds: this.options.ttlSeconds });
+      const claim = await this.repository.insertOrGet({ userId, scope, key, requestHash: hash, ttlSeconds: this.options.ttlSeconds, leaseMs: this.options.leaseMs });
       if (claim.created) return { kind: 'new', record: claim.record };
       let record = claim.record;
       // Wait on the holder; when it vanishes (released after a validation failure, or expired), claim again.
       while (record) {
         if (record.requestHash !== hash) throw new IdempotencyKeyReusedError();
         if (record.state === 'completed') return { kind: 'replay', status: record.responseStatus ?? 200, body: record.responseBody };
+        if (record.leaseLapsed) {
+          if (record.resourceType && record.resourceId) return { kind: 'recover', record, resource: { type: record.resourceType, id: record.resourceId } };
+          if (this.recoverableScopes.has(scope)) {
+            const claimed = await this.repository.claimLapsed(record, this.options.leaseMs);
+            if (claimed) return { kind: 'new', record: claimed };
+            record = await this.repository.find(userId, scope, key);
+            continue;
+          }
+        }
         if (Date.now() >= deadline) throw new IdempotencyInProgressError();
         await sleep(Math.min(this.options.pollMs, Math.max(1, deadline - Date.now())));
         record = await this.repository.find(userId, scope, key);
       }
     }
+  }
+
+  /**
+   * For a recovery whose linked resource no longer exists (removed because it provably never
+   * reached the provider): nothing was created, so the retry runs anew, if it wins the record.
+   */
+  async claimAfterVanishedResource(record: IdempotencyRecord): Promise<IdempotencyRecord | undefined> {
+    return this.repository.claimLapsed(record, this.options.leaseMs);
+  }
+
+  /** Runs `work` as the request holding `record`: what it creates is linked to the record (see recoveryPoint). */
+  runHolding<T>(record: IdempotencyRecord, work: () => Promise<T>): Promise<T> {
+    return this.inFlight.run(record, work);
+  }
+
+  /**
+   * The id of the idempotency record held by the request in progress, if it runs under
+   * `@Idempotent`: repositories link the resource they create to it, in the creating transaction.
+   */
+  recoveryPoint(): string | undefined {
+    return this.inFlight.getStore()?.id;
+  }
+
+  /**
+   * Declares that the handlers of `scopes` link the resource they create (see recoveryPoint) in the
+   * transaction that stores it, before anything irreversible (a provider call); and how a retry
+   * answers a resource of `type` created by a request that died: the resource as it is now, in the
+   * shape of the route's normal answer, or `undefined` when it no longer exists. A lapsed record of
+   * such a scope with no resource runs anew; one of another scope (nothing declared) stays in
+   * progress until it expires, since what it did cannot be known.
+   */
+  registerRecovery(recovery: { type: string; scopes: readonly string[]; answer: ResourceAnswer }): void {
+    this.recoveries.set(recovery.type, recovery.answer);
+    for (const scope of recovery.scopes) this.recoverableScopes.add(scope);
+  }
+
+  /** The answer to a retry of a request that died after creating `resource`. */
+  async recover(resource: IdempotentResource, user: AuthUser): Promise<unknown> {
+    const answer = this.recoveries.get(resource.type);
+    if (!answer) throw new Error(`no recovery is registered for idempotent resources of type ${resource.type}`);
+    return answer(resource.id, user);
+  }
+
+  /** Extends the lease of a running request; false when the record is no longer its own. */
+  async renewLease(record: IdempotencyRecord): Promise<boolean> {
+    return this.repository.renewLease(record, this.options.leaseMs);
   }
 
   async complete(record: IdempotencyRecord, status: number, body: unknown): Promise<boolean> {

@@ -16,11 +16,14 @@ import type {
 } from './order.types';
 import { CALLBACK_DECIDABLE } from './order.types';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { linkIdempotentResource } from '../idempotency/idempotency.repository';
 
 type Tx = Prisma.TransactionClient;
 type OrderRow = Prisma.OrderGetPayload<object>;
 
 export const ORDER_EVENTS_CHANNEL = 'order_status';
+/** The resource type of an order on its idempotency record. */
+export const ORDER_RESOURCE = 'order';
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
 /** A callback as it arrived, before it is stored. */
@@ -43,9 +46,14 @@ export interface CallbackApplication {
 export class OrdersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async create(order: NewOrder): Promise<{ order: OrderRecord; event: OrderStatusEvent }> {
+  /**
+   * `idempotencyRecordId`: the record of the request creating the order, linked in this very
+   * transaction, so that a retry after a crash finds the order (see linkIdempotentResource).
+   */
+  async create(order: NewOrder, idempotencyRecordId?: string): Promise<{ order: OrderRecord; event: OrderStatusEvent }> {
     return this.prisma.$transaction(async (tx) => {
       const row = await tx.order.create({ data: { ...order, status: 'PENDING' } });
+      if (idempotencyRecordId) await linkIdempotentResource(tx, idempotencyRecordId, { type: ORDER_RESOURCE, id: row.id });
       const event = await this.recordChange(tx, row.id, null, 'PENDING', 'created', 'Order stored, not yet sent to the provider');
       return { order: toOrder(row), event };
     }, TX_LIMITS);

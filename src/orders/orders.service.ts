@@ -19,7 +19,8 @@ import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
 import { FINAL_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type OrderStatusEvent, type StatusChangeRecord, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
-import { OrdersRepository, type IncomingCallback } from './orders.repository';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { ORDER_RESOURCE, OrdersRepository, type IncomingCallback } from './orders.repository';
 
 export const EVENTS_POLL_INTERVAL_MS = 1_000;
 const EXPORT_BATCH_SIZE = 1_000;
@@ -57,9 +58,19 @@ export class OrdersService implements OnModuleInit {
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly metrics: MetricsService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   onModuleInit() {
+    // A retry of a pay-in whose request died answers the order as it is now (UNKNOWN once swept), never a second order.
+    this.idempotency.registerRecovery({
+      type: ORDER_RESOURCE,
+      scopes: ['orders.create'],
+      answer: async (id) => {
+        const order = await this.orders.findById(id);
+        return order && this.toDto(order);
+      },
+    });
     this.metrics.gaugeCollectedOnScrape('orders_by_status', 'Orders by status (all instances: read from the database)', ['status'], async () =>
       (await this.orders.countByStatus()).map(({ status, count }) => ({ labels: { status }, value: count })),
     );
@@ -93,7 +104,7 @@ export class OrdersService implements OnModuleInit {
       description: dto.description,
       payer: dto.payer,
       payerEmail: dto.payerEmail,
-    });
+    }, this.idempotency.recoveryPoint());
     this.events.publishLocal(created.event);
     const order = created.order;
 

@@ -63,7 +63,7 @@ class IdempotencyProbeController {
     return this.perform(body, user);
   }
 
-  /** The same operation as `charge` (same scope), for callers that wait only briefly for a request in flight. */
+  /** Another route of the operation of `charge` (same scope), whose callers wait only briefly for a request in flight. */
   @Post('charge-impatient')
   @Auth()
   @Idempotent('probe.charge', { waitMs: 150 })

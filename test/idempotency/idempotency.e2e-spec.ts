@@ -191,7 +191,7 @@ describe('idempotent POSTs', () => {
         expect(res.body).toMatchObject({ status: 409, code: 'idempotency_in_progress' });
       }
       expect(runsOf(ref)).toBe(1);
-      const later = await post('charge', { key, body, on: other }).expect(201);
+      const later = await post('charge-impatient', { key, body, on: other }).expect(201);
       expect(later.body).toEqual(done[0].body);
       expect(runsOf(ref)).toBe(1);
     });
