@@ -13,7 +13,7 @@ import { ProviderTokenUnavailableError } from './provider.errors';
 
 export interface ProviderBearer {
   token: string;
-  /** Identifies this token's version in the shared row, to invalidate exactly it after a 401. */
+  /** Database time of the claim that asked the provider for this token (no request of it left before). */
   obtainedAt: Date;
   expiresAt: Date;
 }
@@ -28,7 +28,10 @@ const POLL_INTERVAL_MS = 50;
  * - in one process, concurrent callers share one promise;
  * - across processes, one caller wins a short lease on the row and asks the provider; the others
  *   wait for the row to be filled (or for the lease to lapse, if the winner died);
- * - the token is stored encrypted.
+ * - the token is stored encrypted;
+ * - after a 401 (`renewAfterRejection`), only a token asked for after the refused request was
+ *   sent is used: a provider-wide revocation also killed every stored token older than that, so
+ *   the first retry of every instance goes out with a token the provider issued after it.
  */
 @Injectable()
 export class ProviderTokenService {
@@ -37,6 +40,9 @@ export class ProviderTokenService {
   private readonly owner = randomUUID();
   private current?: ProviderBearer;
   private inFlight?: Promise<ProviderBearer>;
+  private renewal?: { notBefore: Date; promise: Promise<ProviderBearer> };
+  /** Database clock minus this process's clock, measured at each read of the shared row. */
+  private clockOffsetMs?: number;
 
   constructor(
     private readonly repository: ProviderTokenRepository,
@@ -58,10 +64,27 @@ export class ProviderTokenService {
     return this.inFlight;
   }
 
-  /** After a 401: forgets this token everywhere, unless another caller already replaced it. */
-  async invalidate(bearer: ProviderBearer): Promise<void> {
-    if (this.current?.obtainedAt.getTime() === bearer.obtainedAt.getTime()) this.current = undefined;
-    await this.repository.expireIfCurrent(this.cacheKey, bearer.obtainedAt);
+  /**
+   * After a 401 on a request sent at `sentAt` (this process's clock): a token asked for after
+   * that moment, from the row when another caller already got one, else from the provider.
+   * Never a stored token older than the refused request, even a newer one than the refused token.
+   */
+  async renewAfterRejection(sentAt: number): Promise<ProviderBearer> {
+    const notBefore = new Date(sentAt + (this.clockOffsetMs ?? (await this.measureClockOffset())));
+    if (this.current && this.current.obtainedAt > notBefore) return this.current;
+    this.current = undefined;
+    const pending = this.renewal;
+    // A renewal that wants a token even newer than we do serves us too.
+    if (pending && pending.notBefore >= notBefore) return pending.promise;
+    if (pending) {
+      const bearer = await pending.promise.catch(() => undefined);
+      if (bearer && bearer.obtainedAt > notBefore) return bearer;
+    }
+    const promise: Promise<ProviderBearer> = this.loadOrRefresh(notBefore).finally(() => {
+      if (this.renewal?.promise === promise) this.renewal = undefined;
+    });
+    this.renewal = { notBefore, promise };
+    return promise;
   }
 
   private isFresh(bearer: ProviderBearer): boolean {
@@ -72,34 +95,51 @@ export class ProviderTokenService {
     return Math.min(REFRESH_MARGIN_MS, (bearer.expiresAt.getTime() - bearer.obtainedAt.getTime()) / 10);
   }
 
-  private async loadOrRefresh(): Promise<ProviderBearer> {
+  private async measureClockOffset(): Promise<number> {
+    const before = Date.now();
+    const databaseNow = await this.repository.databaseNow();
+    return this.noteClock(databaseNow, before);
+  }
+
+  private noteClock(databaseNow: Date, askedAt: number): number {
+    this.clockOffsetMs = databaseNow.getTime() - (askedAt + Date.now()) / 2;
+    return this.clockOffsetMs;
+  }
+
+  private async loadOrRefresh(notBefore?: Date): Promise<ProviderBearer> {
     const leaseMs = this.config.provider.timeoutMs + 5_000;
     const deadline = Date.now() + 2 * leaseMs;
     while (Date.now() < deadline) {
-      const stored = await this.repository.findFresh(this.cacheKey);
+      const askedAt = Date.now();
+      const stored = await this.repository.findFresh(this.cacheKey, notBefore);
       if (stored) {
+        this.noteClock(stored.databaseNow, askedAt);
         const bearer = { token: this.box.decrypt(stored.tokenEncrypted, TOKEN_PURPOSE), expiresAt: stored.expiresAt, obtainedAt: stored.obtainedAt };
         registerSecretValue(bearer.token);
         this.current = bearer;
         return bearer;
       }
-      if (await this.repository.tryClaimRefresh(this.cacheKey, this.owner, leaseMs)) return this.refresh();
+      const claim = await this.repository.tryClaimRefresh(this.cacheKey, this.owner, leaseMs, notBefore);
+      if (claim) return this.refresh(claim.claimedAt);
       await sleep(POLL_INTERVAL_MS + Math.random() * POLL_INTERVAL_MS);
     }
     throw new ProviderTokenUnavailableError('No provider token could be obtained in time (another instance holds the refresh); nothing was sent.');
   }
 
-  private async refresh(): Promise<ProviderBearer> {
+  private async refresh(claimedAt: Date): Promise<ProviderBearer> {
     try {
       const issued = await this.authClient.issueToken();
       registerSecretValue(issued.token);
-      const obtainedAt = await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt);
-      this.current = { token: issued.token, expiresAt: issued.expiresAt, obtainedAt };
+      await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt, claimedAt);
+      this.current = { token: issued.token, expiresAt: issued.expiresAt, obtainedAt: claimedAt };
       this.metrics.tokenRefreshes.inc({ result: 'obtained' });
       this.logger.info({ expiresAt: issued.expiresAt.toISOString() }, 'provider token refreshed');
       return this.current;
     } catch (error) {
       this.metrics.tokenRefreshes.inc({ result: 'failed' });
+      // The provider's words (already scrubbed at the boundary) are for the operators, never for a client.
+      const { code, providerStatus, providerMessage } = error as { code?: string; providerStatus?: number; providerMessage?: string };
+      this.logger.error({ code, providerStatus, providerMessage }, 'provider token request failed: check PROVIDER_API_KEY and PROVIDER_SECRET_KEY');
       await this.repository.releaseLease(this.cacheKey, this.owner);
       throw error;
     }
