@@ -60,17 +60,19 @@ export class ProviderTokenRepository {
         SET refresh_lease_until = EXCLUDED.refresh_lease_until, refresh_lease_owner = EXCLUDED.refresh_lease_owner, updated_at = now()
         WHERE (provider_tokens.refresh_lease_until IS NULL OR provider_tokens.refresh_lease_until < now())
           AND NOT ${freshness('provider_tokens.', notBefore)}
-      RETURNING now() AS "claimedAt"`;
+      RETURNING now()::timestamptz(3) AS "claimedAt"`;
     return rows[0];
   }
 
-  /** Stores the token asked for after the claim made at `obtainedAt`. */
-  async storeRefreshed(cacheKey: string, tokenEncrypted: string, expiresAt: Date, obtainedAt: Date): Promise<void> {
-    await this.prisma.$executeRaw`
+  /** Stores the token asked for after the claim made at `obtainedAt`; answers `obtained_at` as stored. */
+  async storeRefreshed(cacheKey: string, tokenEncrypted: string, expiresAt: Date, obtainedAt: Date): Promise<Date> {
+    const rows = await this.prisma.$queryRaw<{ obtainedAt: Date }[]>`
       UPDATE provider_tokens
       SET token_encrypted = ${tokenEncrypted}, expires_at = ${expiresAt}, obtained_at = ${obtainedAt},
           refresh_lease_until = NULL, refresh_lease_owner = NULL, updated_at = now()
-      WHERE cache_key = ${cacheKey}`;
+      WHERE cache_key = ${cacheKey}
+      RETURNING obtained_at AS "obtainedAt"`;
+    return rows[0]?.obtainedAt ?? obtainedAt;
   }
 
   async releaseLease(cacheKey: string, owner: string): Promise<void> {

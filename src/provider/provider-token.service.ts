@@ -29,9 +29,10 @@ const POLL_INTERVAL_MS = 50;
  * - across processes, one caller wins a short lease on the row and asks the provider; the others
  *   wait for the row to be filled (or for the lease to lapse, if the winner died);
  * - the token is stored encrypted;
- * - after a 401 (`renewAfterRejection`), only a token asked for after the refused request was
- *   sent is used: a provider-wide revocation also killed every stored token older than that, so
- *   the first retry of every instance goes out with a token the provider issued after it.
+ * - after a 401 (`renewAfterRejection`), only a token newer than the refused one and asked for
+ *   since the refused request began is used: a provider-wide revocation also killed every token
+ *   stored before, so the first retry of every instance goes out with a token issued after it,
+ *   while the many requests refused by one revocation still share one new token.
  */
 @Injectable()
 export class ProviderTokenService {
@@ -65,12 +66,14 @@ export class ProviderTokenService {
   }
 
   /**
-   * After a 401 on a request sent at `sentAt` (this process's clock): a token asked for after
-   * that moment, from the row when another caller already got one, else from the provider.
-   * Never a stored token older than the refused request, even a newer one than the refused token.
+   * After a 401 on `rejected`, for a request that began at `startedAt` (this process's clock): a
+   * token newer than the rejected one and asked for since that request began, from the row when
+   * another caller (of any instance) already got one, else from the provider. Never an older
+   * stored token, even one newer than the refused one: a provider-wide revocation killed it too.
    */
-  async renewAfterRejection(sentAt: number): Promise<ProviderBearer> {
-    const notBefore = new Date(sentAt + (this.clockOffsetMs ?? (await this.measureClockOffset())));
+  async renewAfterRejection(rejected: ProviderBearer, startedAt: number): Promise<ProviderBearer> {
+    const began = startedAt + (this.clockOffsetMs ?? (await this.measureClockOffset()));
+    const notBefore = new Date(Math.max(began, rejected.obtainedAt.getTime()));
     if (this.current && this.current.obtainedAt > notBefore) return this.current;
     this.current = undefined;
     const pending = this.renewal;
@@ -130,8 +133,8 @@ export class ProviderTokenService {
     try {
       const issued = await this.authClient.issueToken();
       registerSecretValue(issued.token);
-      await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt, claimedAt);
-      this.current = { token: issued.token, expiresAt: issued.expiresAt, obtainedAt: claimedAt };
+      const obtainedAt = await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt, claimedAt);
+      this.current = { token: issued.token, expiresAt: issued.expiresAt, obtainedAt };
       this.metrics.tokenRefreshes.inc({ result: 'obtained' });
       this.logger.info({ expiresAt: issued.expiresAt.toISOString() }, 'provider token refreshed');
       return this.current;
