@@ -108,6 +108,11 @@ describe('provider echoes never reach answers, logs or the database', () => {
     keep(await order(payinKey)); // the idempotent replay
     const accepted = keep(await order(randomUUID(), { wallet: TEST_WALLETS.NO_CALLBACK }));
     deferExpect(() => expect(accepted.status).toBe(201));
+    // A pay-in whose connection breaks after it was sent: the error (and its cause) gets logged.
+    sandbox.state.injectFault({ path: '/api/agent/bills/v3', dropConnection: true });
+    keep(await order());
+    sandbox.state.injectFault({ path: '/api/agent/bills/v3', status: 503, body: { success: false, message: 'down', echo: `${API_KEY}` } });
+    keep(await order());
     // The provider echoes secrets it never saw too (a debugging provider, a proxy page).
     sandbox.state.injectFault({ path: '/api/agent/bills/v3', status: 400, body: { success: false, message: `keys ${CALLBACK_SECRET} ${ENCRYPTION_KEY} ${JWT_SECRET}` } });
     const unseenSecrets = keep(await order());
