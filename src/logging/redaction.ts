@@ -98,15 +98,16 @@ export function scrubText(text: string): string {
  * What the provider said, made safe once, where it enters the service: every string (and key) of
  * the parsed body goes through `scrubText`, except the values the service exists to receive and
  * keeps to itself (the issued `token`, a link's `apikey`, a new card's `card_number` and `cvv`:
- * the key net of `redact` hides those wherever they are stored or logged) and identifiers
- * (`*_id`, `reference`: a numeric id is not a card number), which only lose secret values.
+ * the key net of `redact` hides those wherever they are stored or logged), and identifiers and
+ * amounts (`*_id`, `reference`, `amount`, `*balance`: a long numeric id or balance is not a card
+ * number), which only lose secret values.
  */
 export function scrubProviderBody<T>(value: T, key = '', depth = 0): T {
   if (depth > 32) return REDACTED as T;
   if (typeof value === 'string') {
     const lower = key.toLowerCase();
     if (SECRET_KEYS.has(lower) || CARD_NUMBER_KEYS.has(lower)) return value;
-    return (IDENTIFIER_KEY.test(key) ? scrubSecretValues(value) : scrubText(value)) as T;
+    return (IDENTIFIER_OR_AMOUNT_KEY.test(key) ? scrubSecretValues(value) : scrubText(value)) as T;
   }
   if (Array.isArray(value)) return value.map((v) => scrubProviderBody(v, key, depth + 1)) as T;
   if (value && typeof value === 'object') {
@@ -116,7 +117,7 @@ export function scrubProviderBody<T>(value: T, key = '', depth = 0): T {
   }
   return value;
 }
-const IDENTIFIER_KEY = /(^|_)(id|reference)$|[a-z]Id$/i;
+const IDENTIFIER_OR_AMOUNT_KEY = /(^|_)(id|reference|amount|balance)$|[a-z](Id|Reference|Amount|Balance)$/;
 
 /** Deep copy with secret fields replaced; safe to log or store. */
 export function redact<T>(value: T, depth = 0): T {
