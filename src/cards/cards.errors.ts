@@ -1,20 +1,10 @@
 import { DomainError } from '../common/domain-error';
-import { maskCardNumber } from '../logging/redaction';
+import { maskCardNumbersIn } from '../logging/redaction';
 import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
 import type { CardOperationStatus } from './card.types';
 
-/** 13 to 19 digits, optionally grouped by spaces or dashes, not inside a longer word (a PAN's shape). */
-const CARD_NUMBER_LIKE = /(?<![A-Za-z0-9])\d(?:[ -]?\d){12,18}(?![A-Za-z0-9])/g;
-
-/**
- * Masks anything shaped like a card number in a text the provider wrote (an error message may
- * echo one): such texts are stored as failure reasons and shown in problems.
- */
-export function maskCardNumbersIn(text: string): string;
-export function maskCardNumbersIn(text: string | undefined): string | undefined;
-export function maskCardNumbersIn(text: string | undefined): string | undefined {
-  return text === undefined ? undefined : text.replace(CARD_NUMBER_LIKE, (match) => maskCardNumber(match));
-}
+// The card-number masking of provider texts is the one scrubber's (the provider boundary applies it to every answer).
+export { maskCardNumbersIn } from '../logging/redaction';
 
 /** A terminated card refuses every later operation, before anything is sent to the provider. */
 export class CardTerminatedError extends DomainError {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { storableJson, storableText } from '../logging/redaction';
 
 export interface ProviderCallRecord {
   area: string;
@@ -15,7 +16,10 @@ export interface ProviderCallRecord {
   responseBody?: unknown;
 }
 
-/** The provider call log. Callers pass records that are already redacted. */
+/**
+ * The provider call log. Callers pass records that are already redacted. Every call gets its row:
+ * text PostgreSQL cannot hold (NUL, lone surrogates) is stored replaced by U+FFFD.
+ */
 @Injectable()
 export class ProviderCallRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -24,6 +28,8 @@ export class ProviderCallRepository {
     await this.prisma.providerCall.create({
       data: {
         ...call,
+        url: storableText(call.url),
+        outcome: storableText(call.outcome),
         requestBody: toJson(call.requestBody),
         responseBody: toJson(call.responseBody),
       },
@@ -32,5 +38,5 @@ export class ProviderCallRepository {
 }
 
 function toJson(value: unknown) {
-  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as object);
+  return value === undefined ? undefined : storableJson(JSON.parse(JSON.stringify(value)) as object);
 }

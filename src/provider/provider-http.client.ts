@@ -11,8 +11,8 @@ const CARD_PREFIX = '/api/action/card';
 /**
  * The one HTTP core every area client goes through. On top of the transport it adds what the
  * provider requires of every authenticated call: the shared /api/agent budget, the bearer token,
- * `x-api-key` on /api/agent/*, `x-sp-auth-token` on card routes, and one token refresh and one
- * retry after a 401.
+ * `x-api-key` on /api/agent/*, `x-sp-auth-token` on card routes, and one token renewal (a token
+ * newer than the refused one, asked for since the request began) and one retry after a 401.
  */
 @Injectable()
 export class ProviderHttpClient {
@@ -24,12 +24,12 @@ export class ProviderHttpClient {
   ) {}
 
   async send<T>(request: ProviderRequest): Promise<ProviderResponse<T>> {
-    let bearer = await this.tokens.getBearer();
+    const startedAt = Date.now();
+    const bearer = await this.tokens.getBearer();
     let answer = await this.attempt(request, bearer);
     if (answer.status === 401) {
-      await this.tokens.invalidate(bearer);
-      bearer = await this.tokens.getBearer();
-      answer = await this.attempt(request, bearer);
+      // A revocation may have killed every token obtained so far: retry with one asked for since this request began.
+      answer = await this.attempt(request, await this.tokens.renewAfterRejection(bearer, startedAt));
     }
     return this.transport.interpret<T>(request, answer);
   }

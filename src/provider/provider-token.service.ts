@@ -13,7 +13,7 @@ import { ProviderTokenUnavailableError } from './provider.errors';
 
 export interface ProviderBearer {
   token: string;
-  /** Identifies this token's version in the shared row, to invalidate exactly it after a 401. */
+  /** Database time of the claim that asked the provider for this token (no request of it left before). */
   obtainedAt: Date;
   expiresAt: Date;
 }
@@ -28,7 +28,11 @@ const POLL_INTERVAL_MS = 50;
  * - in one process, concurrent callers share one promise;
  * - across processes, one caller wins a short lease on the row and asks the provider; the others
  *   wait for the row to be filled (or for the lease to lapse, if the winner died);
- * - the token is stored encrypted.
+ * - the token is stored encrypted;
+ * - after a 401 (`renewAfterRejection`), only a token newer than the refused one and asked for
+ *   since the refused request began is used: a provider-wide revocation also killed every token
+ *   stored before, so the first retry of every instance goes out with a token issued after it,
+ *   while the many requests refused by one revocation still share one new token.
  */
 @Injectable()
 export class ProviderTokenService {
@@ -37,6 +41,9 @@ export class ProviderTokenService {
   private readonly owner = randomUUID();
   private current?: ProviderBearer;
   private inFlight?: Promise<ProviderBearer>;
+  private renewal?: { notBefore: Date; promise: Promise<ProviderBearer> };
+  /** Database clock minus this process's clock, measured at each read of the shared row. */
+  private clockOffsetMs?: number;
 
   constructor(
     private readonly repository: ProviderTokenRepository,
@@ -58,10 +65,29 @@ export class ProviderTokenService {
     return this.inFlight;
   }
 
-  /** After a 401: forgets this token everywhere, unless another caller already replaced it. */
-  async invalidate(bearer: ProviderBearer): Promise<void> {
-    if (this.current?.obtainedAt.getTime() === bearer.obtainedAt.getTime()) this.current = undefined;
-    await this.repository.expireIfCurrent(this.cacheKey, bearer.obtainedAt);
+  /**
+   * After a 401 on `rejected`, for a request that began at `startedAt` (this process's clock): a
+   * token newer than the rejected one and asked for since that request began, from the row when
+   * another caller (of any instance) already got one, else from the provider. Never an older
+   * stored token, even one newer than the refused one: a provider-wide revocation killed it too.
+   */
+  async renewAfterRejection(rejected: ProviderBearer, startedAt: number): Promise<ProviderBearer> {
+    const began = startedAt + (this.clockOffsetMs ?? (await this.measureClockOffset()));
+    const notBefore = new Date(Math.max(began, rejected.obtainedAt.getTime()));
+    if (this.current && this.current.obtainedAt > notBefore) return this.current;
+    this.current = undefined;
+    const pending = this.renewal;
+    // A renewal that wants a token even newer than we do serves us too.
+    if (pending && pending.notBefore >= notBefore) return pending.promise;
+    if (pending) {
+      const bearer = await pending.promise.catch(() => undefined);
+      if (bearer && bearer.obtainedAt > notBefore) return bearer;
+    }
+    const promise: Promise<ProviderBearer> = this.loadOrRefresh(notBefore).finally(() => {
+      if (this.renewal?.promise === promise) this.renewal = undefined;
+    });
+    this.renewal = { notBefore, promise };
+    return promise;
   }
 
   private isFresh(bearer: ProviderBearer): boolean {
@@ -72,34 +98,51 @@ export class ProviderTokenService {
     return Math.min(REFRESH_MARGIN_MS, (bearer.expiresAt.getTime() - bearer.obtainedAt.getTime()) / 10);
   }
 
-  private async loadOrRefresh(): Promise<ProviderBearer> {
+  private async measureClockOffset(): Promise<number> {
+    const before = Date.now();
+    const databaseNow = await this.repository.databaseNow();
+    return this.noteClock(databaseNow, before);
+  }
+
+  private noteClock(databaseNow: Date, askedAt: number): number {
+    this.clockOffsetMs = databaseNow.getTime() - (askedAt + Date.now()) / 2;
+    return this.clockOffsetMs;
+  }
+
+  private async loadOrRefresh(notBefore?: Date): Promise<ProviderBearer> {
     const leaseMs = this.config.provider.timeoutMs + 5_000;
     const deadline = Date.now() + 2 * leaseMs;
     while (Date.now() < deadline) {
-      const stored = await this.repository.findFresh(this.cacheKey);
+      const askedAt = Date.now();
+      const stored = await this.repository.findFresh(this.cacheKey, notBefore);
       if (stored) {
+        this.noteClock(stored.databaseNow, askedAt);
         const bearer = { token: this.box.decrypt(stored.tokenEncrypted, TOKEN_PURPOSE), expiresAt: stored.expiresAt, obtainedAt: stored.obtainedAt };
         registerSecretValue(bearer.token);
         this.current = bearer;
         return bearer;
       }
-      if (await this.repository.tryClaimRefresh(this.cacheKey, this.owner, leaseMs)) return this.refresh();
+      const claim = await this.repository.tryClaimRefresh(this.cacheKey, this.owner, leaseMs, notBefore);
+      if (claim) return this.refresh(claim.claimedAt);
       await sleep(POLL_INTERVAL_MS + Math.random() * POLL_INTERVAL_MS);
     }
     throw new ProviderTokenUnavailableError('No provider token could be obtained in time (another instance holds the refresh); nothing was sent.');
   }
 
-  private async refresh(): Promise<ProviderBearer> {
+  private async refresh(claimedAt: Date): Promise<ProviderBearer> {
     try {
       const issued = await this.authClient.issueToken();
       registerSecretValue(issued.token);
-      const obtainedAt = await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt);
+      const obtainedAt = await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt, claimedAt);
       this.current = { token: issued.token, expiresAt: issued.expiresAt, obtainedAt };
       this.metrics.tokenRefreshes.inc({ result: 'obtained' });
       this.logger.info({ expiresAt: issued.expiresAt.toISOString() }, 'provider token refreshed');
       return this.current;
     } catch (error) {
       this.metrics.tokenRefreshes.inc({ result: 'failed' });
+      // The provider's words (already scrubbed at the boundary) are for the operators, never for a client.
+      const { code, providerStatus, providerMessage } = error as { code?: string; providerStatus?: number; providerMessage?: string };
+      this.logger.error({ code, providerStatus, providerMessage }, 'provider token request failed: check PROVIDER_API_KEY and PROVIDER_SECRET_KEY');
       await this.repository.releaseLease(this.cacheKey, this.owner);
       throw error;
     }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
-import { redact, redactUrl } from '../logging/redaction';
+import { redact, redactUrl, registerConfiguredSecrets, scrubProviderBody, scrubText, storableJson, storableText } from '../logging/redaction';
 import { currentRequestId } from '../logging/request-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { ProviderCallRepository } from './provider-call.repository';
@@ -58,6 +58,10 @@ const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
  * The wire: one HTTP exchange with the provider, with its timeout, its log line, its call-log row
  * (both redacted) and the translation of every failure into a typed ProviderError. Knows nothing
  * of tokens or budgets (ProviderHttpClient adds those).
+ *
+ * It is also the provider boundary: what the provider said is scrubbed here, once, as it is
+ * parsed (`scrubProviderBody`: configured secrets, provider tokens, card numbers, CVVs, NULs),
+ * before any caller, error message, log line or stored row can see it.
  */
 @Injectable()
 export class ProviderTransport {
@@ -77,6 +81,7 @@ export class ProviderTransport {
       transitional: { clarifyTimeoutError: true },
       maxRedirects: 0,
     });
+    registerConfiguredSecrets(config);
   }
 
   urlFor(request: ProviderRequest): string {
@@ -170,7 +175,7 @@ export class ProviderTransport {
         durationMs,
         requestId: currentRequestId(),
         requestBody: redact(request.body),
-        responseBody: answer ? redact(answer.nonJson ? { text: String(answer.body).slice(0, 2000) } : answer.body) : undefined,
+        responseBody: answer ? redact(answer.nonJson ? { text: answer.body === null ? '' : String(answer.body).slice(0, 2000) } : answer.body) : undefined,
       });
     } catch (error) {
       // The call itself is what matters to the caller; a lost log row must not turn a payment into an error.
@@ -179,14 +184,20 @@ export class ProviderTransport {
   }
 }
 
+const NON_JSON_KEPT_CHARS = 8192;
+
+/** Parses and scrubs the provider's answer: nothing unscrubbed leaves this function. */
 function parseAnswer(status: number, text: string | undefined, retryAfter?: string): RawProviderAnswer {
   const raw = text ?? '';
   if (raw.trim() === '') return { status, body: null, nonJson: true, retryAfter };
+  let parsed: unknown;
   try {
-    return { status, body: JSON.parse(raw), nonJson: false, retryAfter };
+    parsed = JSON.parse(raw);
   } catch {
-    return { status, body: raw, nonJson: true, retryAfter };
+    // Only its beginning is ever kept (in the call log): scrubbed whole up to there, before any cut.
+    return { status, body: storableText(scrubText(raw.slice(0, NON_JSON_KEPT_CHARS))), nonJson: true, retryAfter };
   }
+  return { status, body: storableJson(scrubProviderBody(parsed)), nonJson: false, retryAfter };
 }
 
 function messageOf(body: unknown): string | undefined {

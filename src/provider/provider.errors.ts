@@ -51,20 +51,37 @@ export class ProviderRejectedError extends ProviderError {
   readonly body?: unknown;
 }
 
-/** The provider's token endpoint refused our API key / secret: a configuration problem on our side. */
+/**
+ * No provider token could be had: the token endpoint refused our API key / secret, failed or gave
+ * nothing usable. Our problem, not the client's: the answer is generic and never carries what the
+ * token endpoint said (its messages echo credentials); that goes to the log, scrubbed. Nothing of
+ * the client's request was sent.
+ */
 export class ProviderAuthenticationError extends ProviderError {
   readonly status = 502;
   readonly code = 'provider_authentication_failed';
   readonly title = 'The service could not authenticate with the payment provider';
   readonly outcomeKnown = true;
+
+  constructor(extra: { providerStatus?: number; providerMessage?: string; cause?: unknown } = {}) {
+    super('The service could not authenticate with the payment provider; nothing was sent. The operators have been told.', extra);
+  }
+
+  override get problemExtensions(): Record<string, unknown> {
+    return { outcomeKnown: true };
+  }
 }
 
-/** A 401 persisted after one token refresh and one retry. */
+/** A 401 persisted after one token refresh and one retry. What the provider said stays in the log. */
 export class ProviderUnauthorizedError extends ProviderError {
   readonly status = 502;
   readonly code = 'provider_unauthorized';
   readonly title = 'The payment provider refused the service credentials';
   readonly outcomeKnown = true;
+
+  override get problemExtensions(): Record<string, unknown> {
+    return { outcomeKnown: true };
+  }
 }
 
 export class ProviderTimeoutError extends ProviderError {

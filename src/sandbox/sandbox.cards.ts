@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { guard, isEmail, isNonEmptyString, isPlainObject, queryString, sendError, type SandboxContext } from './sandbox.http';
 import { currencyDecimals, formatMinor, isCurrencyCode, luhnCheckDigit, parseDecimalAmount } from './sandbox.money';
+import { transactionList } from './sandbox.echo';
 import { randomDigits, randomHex, type Card, type CardStatus, type CardTransaction, type CardUser } from './sandbox.state';
 
 const OPTIONAL_USER_STRINGS = [
@@ -69,17 +70,6 @@ function cardView(card: Card): Record<string, unknown> {
     balance: formatMinor(card.balanceMinor, card.decimals),
     currency: card.currency,
     status: card.status,
-  };
-}
-
-function transactionView(card: Card, tx: CardTransaction): Record<string, unknown> {
-  return {
-    transaction_id: tx.transaction_id,
-    type: tx.type,
-    amount: formatMinor(tx.amountMinor, card.decimals),
-    currency: card.currency,
-    balance_after: formatMinor(tx.balanceAfterMinor, card.decimals),
-    created_at: tx.created_at,
   };
 }
 
@@ -193,7 +183,7 @@ export function registerCardRoutes(app: FastifyInstance, ctx: SandboxContext): v
     }
     if (operation === 'transactions') {
       // Reading the history stays possible on a terminated card.
-      return reply.code(200).send({ transactions: card.transactions.map((tx) => transactionView(card, tx)) });
+      return reply.code(200).send({ transactions: transactionList(card) });
     }
     if (card.status === 'terminated') return sendError(reply, 'action', 400, 'Card is terminated');
 

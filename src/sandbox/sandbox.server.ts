@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { registerCardRoutes } from './sandbox.cards';
+import { echoAnswer, envelopedTransactions } from './sandbox.echo';
 import { errorBody, isPlainObject, pathOf, sendError, shapeForPath, type SandboxContext } from './sandbox.http';
 import { registerLinkRoutes } from './sandbox.link';
 import { formatMinor } from './sandbox.money';
@@ -72,6 +73,14 @@ function buildApp(ctx: SandboxContext): FastifyInstance {
       if (!elapsed) return dropConnection(request, reply);
     }
     if (fault.dropConnection) return dropConnection(request, reply);
+    if (fault.echo) {
+      const echoed = echoAnswer(ctx, request, path, fault.status);
+      return reply.code(echoed.status).send(echoed.body);
+    }
+    if (fault.transactionsEnvelope !== undefined) {
+      const listing = envelopedTransactions(ctx, path, fault.transactionsEnvelope);
+      if (listing !== undefined) return reply.code(200).send(listing);
+    }
     if (fault.status === undefined && fault.body === undefined && fault.rawBody === undefined) return;
     reply.code(fault.status ?? 500);
     if (fault.rawBody !== undefined) return reply.type(fault.contentType ?? 'text/plain').send(fault.rawBody);

@@ -17,6 +17,10 @@ export interface RecordedRequest {
   ip: string;
 }
 
+/** Envelopes a client may meet around the card transaction listing (the provider does not document it). */
+export const TRANSACTION_ENVELOPES = ['', 'data', 'transactions', 'items', 'data.transactions', 'data.items', 'transactions.data', 'items.data'] as const;
+export type TransactionEnvelope = (typeof TRANSACTION_ENVELOPES)[number];
+
 /** A canned answer for the next `times` requests matching `path` (and `method`). */
 export interface SandboxFault {
   /** Exact path, or a prefix ending with `*` (`/api/agent/*`). Query strings are ignored. */
@@ -34,6 +38,16 @@ export interface SandboxFault {
   delayMs?: number;
   /** Destroy the connection without any answer. */
   dropConnection?: boolean;
+  /**
+   * Answer an error whose message echoes the request's secrets (credentials, bearer, callback URLs,
+   * the card's number and CVV): see `echoAnswer` in sandbox.echo.ts. `status` overrides 401/400.
+   */
+  echo?: boolean;
+  /**
+   * On a card route naming a known card: answer 200 with its transaction listing in this envelope
+   * (`''` a bare array, `data`, `transactions`, `items`, or two dotted: `data.transactions`).
+   */
+  transactionsEnvelope?: TransactionEnvelope;
 }
 
 export interface ActiveFault extends Required<Pick<SandboxFault, 'path' | 'times'>> {
@@ -300,6 +314,9 @@ export class SandboxState extends EventEmitter {
     }
     if (fault.delayMs !== undefined && (typeof fault.delayMs !== 'number' || !(fault.delayMs >= 0))) {
       throw new Error('fault.delayMs must be a non-negative number');
+    }
+    if (fault.transactionsEnvelope !== undefined && !TRANSACTION_ENVELOPES.includes(fault.transactionsEnvelope)) {
+      throw new Error(`fault.transactionsEnvelope must be one of ${TRANSACTION_ENVELOPES.map((e) => JSON.stringify(e)).join(', ')}`);
     }
     const id = this.nextFaultId++;
     this.faults.push({ id, path: fault.path, times, fault: { ...fault } });

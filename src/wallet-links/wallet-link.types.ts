@@ -12,11 +12,16 @@ export interface WalletLinkRecord {
   createdAt: Date;
 }
 
-export interface NewWalletLink {
+/** What a request claims before the provider is asked. */
+export interface WalletLinkClaim {
   ownerId: string;
   email: string;
   phone: string;
   phoneCountry: string;
+}
+
+/** What the provider's answer adds to a claim. */
+export interface LinkedWallet {
   matricule: string;
   apikeyEncrypted: string;
 }

@@ -27,11 +27,11 @@ export class WalletLinksController {
   @ApiOperation({
     summary: 'Link a wallet user at the provider',
     description:
-      "Calls the provider's link/new with the email and phone, stores the returned matricule and keeps the provider's apikey encrypted (never returned). One link per email: a second request for an email already linked here is 409 `wallet_link_exists` (for your own link the problem carries `walletLinkId` and `matricule`), with no provider call.",
+      "Calls the provider's link/new with the email and phone, stores the returned matricule and keeps the provider's apikey encrypted (never returned). One link per email: a second request for an email already linked here is 409 `wallet_link_exists` (for your own link the problem carries `walletLinkId` and `matricule`), with no provider call. Concurrent requests for one email (on any instance) make one provider call: while it runs, the others are 409 `wallet_link_in_progress` with `Retry-After`; a retry then gets the link (or, if that call failed, makes its own).",
   })
   @ApiCreatedResponse({ type: WalletLinkDto })
   @ApiBadRequestResponse({ description: '`validation_failed`: errors by field (email, phone digits only, phoneCountry + and digits)' })
-  @ApiConflictResponse({ description: '`wallet_link_exists`: this email already has a wallet link' })
+  @ApiConflictResponse({ description: '`wallet_link_exists`: this email already has a wallet link; `wallet_link_in_progress`: another request is linking this email right now (Retry-After)' })
   @ApiUnprocessableEntityResponse({ description: "`provider_link_rejected`: the provider refused the link; its message is in `providerMessage`" })
   @ApiTooManyRequestsResponse({ description: '`provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After); nothing was sent' })
   @ApiGatewayTimeoutResponse({ description: '`provider_timeout`: the provider did not answer; the link may exist at the provider' })

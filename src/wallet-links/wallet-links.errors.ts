@@ -21,3 +21,19 @@ export class WalletLinkExistsError extends DomainError {
     return this.existing ? { walletLinkId: this.existing.id, matricule: this.existing.matricule } : {};
   }
 }
+
+/**
+ * Another request is linking this email right now (on this instance or another): its answer is
+ * not known yet. Retry after `Retry-After` seconds: the retry gets the link (`wallet_link_exists`,
+ * naming it to its owner) or, if that request failed, makes its own.
+ */
+export class WalletLinkInProgressError extends DomainError {
+  readonly status = 409;
+  readonly code = 'wallet_link_in_progress';
+  readonly title = 'A wallet link for this email is being made';
+
+  constructor(retryAfterSeconds: number) {
+    super('Another request is linking this email at the payment provider right now; retry shortly.');
+    this.headers['retry-after'] = String(retryAfterSeconds);
+  }
+}

@@ -12,13 +12,20 @@ import { WalletLinkClient } from '../provider/clients/wallet-link.client';
 import { ProviderBadResponseError } from '../provider/provider.errors';
 import { apikeyPurpose, type WalletLinkRecord } from './wallet-link.types';
 import type { CreateWalletLinkDto, ListWalletLinksQueryDto, WalletLinkDto, WalletLinkPageDto } from './wallet-links.dto';
-import { WalletLinkExistsError } from './wallet-links.errors';
+import { WalletLinkExistsError, WalletLinkInProgressError } from './wallet-links.errors';
 import { WalletLinksRepository } from './wallet-links.repository';
 
+/** Retry-After of `wallet_link_in_progress`: a link is one provider call, usually well under a second. */
+const IN_PROGRESS_RETRY_AFTER_SECONDS = 2;
 
 @Injectable()
 export class WalletLinksService {
   private readonly box: SecretBox;
+  /**
+   * A claim outlives the longest provider exchange it covers (token request, call, token renewal,
+   * retry: each bounded by the timeout); past it, a claim whose holder died is taken over.
+   */
+  private readonly claimLeaseMs: number;
 
   constructor(
     private readonly links: WalletLinksRepository,
@@ -27,20 +34,37 @@ export class WalletLinksService {
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
     this.box = new SecretBox(config.dataEncryptionKey);
+    this.claimLeaseMs = 4 * config.provider.timeoutMs + 10_000;
   }
 
   /**
    * Links the caller's wallet user at the provider (`link/new`) and keeps the matricule, with the
    * provider's apikey encrypted. An email that already has a link here is refused before any
    * provider call (409 `wallet_link_exists`): the provider refuses a second link of an email
-   * anyway, and the refusal would spend a call of the hourly budget.
+   * anyway, and the refusal would spend a call of the hourly budget. The email is claimed in the
+   * database before the provider is asked, so concurrent requests for one email, on any instance,
+   * make one provider call: the others are answered 409 `wallet_link_in_progress` (Retry-After).
    */
   async create(user: AuthUser, dto: CreateWalletLinkDto): Promise<WalletLinkDto> {
-    const existing = await this.links.findByEmail(dto.email);
-    const own = existing.find((link) => link.ownerId === user.id);
-    if (own) throw new WalletLinkExistsError(`You already linked ${own.email} (wallet link ${own.id}).`, { id: own.id, matricule: own.matricule });
-    if (existing.length > 0) throw new WalletLinkExistsError('This email is already linked to a wallet.');
+    await this.refuseIfLinked(user, dto.email);
+    const claimId = await this.links.claim({ ownerId: user.id, email: dto.email, phone: dto.phone, phoneCountry: dto.phoneCountry }, this.claimLeaseMs);
+    if (!claimId) {
+      await this.refuseIfLinked(user, dto.email);
+      throw new WalletLinkInProgressError(IN_PROGRESS_RETRY_AFTER_SECONDS);
+    }
 
+    let stored: WalletLinkRecord | undefined;
+    try {
+      stored = await this.linkClaimed(claimId, dto);
+    } finally {
+      // A refusal, a lost answer or an unreadable one: the email is free again for a retry.
+      if (!stored) await this.links.releaseClaim(claimId);
+    }
+    this.logger.info({ walletLinkId: stored.id, matricule: stored.matricule }, 'wallet linked');
+    return toDto(stored);
+  }
+
+  private async linkClaimed(claimId: string, dto: CreateWalletLinkDto): Promise<WalletLinkRecord> {
     const answer = await this.client.linkUser({ email: dto.email, phone: dto.phone, phoneCountry: dto.phoneCountry });
     const apikey = typeof answer?.apikey === 'string' && answer.apikey !== '' ? answer.apikey : undefined;
     const matricule = typeof answer?.matricule === 'string' && answer.matricule.trim() !== '' ? answer.matricule.trim() : undefined;
@@ -50,21 +74,20 @@ export class WalletLinksService {
       this.logger.error({ hasApikey: Boolean(apikey), hasMatricule: Boolean(matricule) }, 'wallet link answer without apikey or matricule');
       throw new ProviderBadResponseError('The payment provider linked the wallet but its answer lacked the apikey or the matricule.');
     }
-
-    const stored = await this.links.create({
-      ownerId: user.id,
-      email: dto.email,
-      phone: dto.phone,
-      phoneCountry: dto.phoneCountry,
-      matricule,
-      apikeyEncrypted: this.box.encrypt(apikey, apikeyPurpose(matricule)),
-    });
+    const stored = await this.links.completeClaim(claimId, { matricule, apikeyEncrypted: this.box.encrypt(apikey, apikeyPurpose(matricule)) });
     if (!stored) {
-      this.logger.error({ matricule }, 'the provider returned a matricule that is already stored');
+      this.logger.error({ matricule }, 'the provider returned a matricule that is already stored, or the claim lapsed');
       throw new WalletLinkExistsError(`The payment provider answered with matricule ${matricule}, which is already linked here.`);
     }
-    this.logger.info({ walletLinkId: stored.id, matricule }, 'wallet linked');
-    return toDto(stored);
+    return stored;
+  }
+
+  /** 409 `wallet_link_exists` when the email has a link here, naming it only to its owner. */
+  private async refuseIfLinked(user: AuthUser, email: string): Promise<void> {
+    const existing = await this.links.findByEmail(email);
+    const own = existing.find((link) => link.ownerId === user.id);
+    if (own) throw new WalletLinkExistsError(`You already linked ${own.email} (wallet link ${own.id}).`, { id: own.id, matricule: own.matricule });
+    if (existing.length > 0) throw new WalletLinkExistsError('This email is already linked to a wallet.');
   }
 
   async get(user: AuthUser, id: string): Promise<WalletLinkDto> {

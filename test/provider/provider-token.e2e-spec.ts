@@ -86,6 +86,27 @@ describe('provider token', () => {
     expect(authRequests()).toBe(2);
   });
 
+  it('after a provider-wide revocation, an instance recovers on its first retry even when a newer (also revoked) token is stored', async () => {
+    const [a, b] = await Promise.all([start(), start()]);
+    const first = await a.get(ProviderTokenService).getBearer();
+    expect((await b.get(ProviderTokenService).getBearer()).token).toBe(first.token);
+    // Another instance renews the stored token (it found it due); `b` still holds the first in memory.
+    await a.prisma.$executeRaw`UPDATE provider_tokens SET expires_at = now() + interval '2 seconds', obtained_at = now() - interval '1 hour'`;
+    const third = await start();
+    const stored = await third.get(ProviderTokenService).getBearer();
+    expect(stored.token).not.toBe(first.token);
+    expect(authRequests()).toBe(2);
+
+    sandbox.state.revokeTokens(); // kills both tokens
+    const before = sandbox.state.requestsTo('/api/action/card/missing').length;
+    const error = await b.get(CardsClient).getCard('missing').catch((e: unknown) => e);
+    // The retry reached the card route with a valid token: the sandbox answered 404, not 401.
+    expect(error).toMatchObject({ providerStatus: 404 });
+    const sent = sandbox.state.requestsTo('/api/action/card/missing').slice(before);
+    expect(sent.map((r) => r.headers.authorization)).toEqual([`Bearer ${first.token}`, expect.not.stringMatching(new RegExp(`${first.token}|${stored.token}`))]);
+    expect(authRequests()).toBe(3);
+  });
+
   it('a 401 that persists after the refresh fails with ProviderUnauthorizedError, after exactly two attempts', async () => {
     const service = await start();
     sandbox.state.injectFault({ path: '/api/action/card/*', status: 401, body: { error: 401, message: 'Unauthenticated' }, times: 2 });

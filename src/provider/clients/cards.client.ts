@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
 import type { AppConfig } from '../../config/app-config';
 import { InjectConfig } from '../../config/config.module';
+import { APP_LOGGER } from '../../logging/logging.module';
 import { ProviderHttpClient } from '../provider-http.client';
 import type { ProviderRequest } from '../provider-transport';
 import type {
@@ -23,6 +25,7 @@ export class CardsClient {
   constructor(
     private readonly http: ProviderHttpClient,
     @InjectConfig() private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   async createUser(body: CardUserBody): Promise<CardUserCreated> {
@@ -64,8 +67,19 @@ export class CardsClient {
     return this.operate(cardId, 'terminate');
   }
 
-  async transactions(cardId: string): Promise<unknown> {
-    return this.operate<unknown>(cardId, 'transactions');
+  /**
+   * The card's history. The provider does not document the listing's shape: a bare array and an
+   * array under `transactions`, `data` or `items` (directly or nested once, `{data: {transactions:
+   * [...]}}`) are read; any other answer to a read that succeeded is an empty list and a warning
+   * naming the keys it had (never a 502: nothing failed, we just cannot read it).
+   */
+  async transactions(cardId: string): Promise<unknown[]> {
+    const answer = await this.operate<unknown>(cardId, 'transactions');
+    const list = transactionListOf(answer);
+    if (list) return list;
+    const keys = answer && typeof answer === 'object' ? Object.keys(answer).slice(0, 20) : [];
+    this.logger.warn({ endpoint: 'cards.operation.transactions', answerType: answer === null ? 'null' : typeof answer, keys }, 'card transaction listing in an unknown shape: answered as an empty list');
+    return [];
   }
 
   private async operate<T = Record<string, unknown>>(cardId: string, operation: CardOperation, money?: { amount: string; currency: string }): Promise<T> {
@@ -82,4 +96,17 @@ export class CardsClient {
     const { data } = await this.http.send<T>({ ...request, area: 'cards', host: 'base' });
     return data;
   }
+}
+
+const LISTING_KEYS = ['transactions', 'data', 'items'] as const;
+
+/** The array of a transaction listing: bare, or under one of LISTING_KEYS, at most two levels down. */
+export function transactionListOf(answer: unknown, depth = 0): unknown[] | undefined {
+  if (Array.isArray(answer)) return answer;
+  if (depth >= 2 || !answer || typeof answer !== 'object') return undefined;
+  for (const key of LISTING_KEYS) {
+    const list = transactionListOf((answer as Record<string, unknown>)[key], depth + 1);
+    if (list) return list;
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config';
 import { InjectConfig } from '../../config/config.module';
 import { ProviderTransport } from '../provider-transport';
-import { ProviderAuthenticationError, ProviderBadResponseError, ProviderRejectedError, ProviderUnauthorizedError } from '../provider.errors';
+import { ProviderAuthenticationError, ProviderError, ProviderUnreachableError } from '../provider.errors';
 import type { TokenResponse } from '../provider.types';
 
 export interface IssuedToken {
@@ -10,7 +10,10 @@ export interface IssuedToken {
   expiresAt: Date;
 }
 
-/** Endpoint 2: `POST {base_url}/api/action/auth`. Sent without a bearer (there is none yet). */
+/**
+ * Endpoint 2: `POST {base_url}/api/action/auth`. Sent without a bearer (there is none yet). Every
+ * failure is a ProviderAuthenticationError: generic to clients, detailed (scrubbed) in the log.
+ */
 @Injectable()
 export class ProviderAuthClient {
   constructor(
@@ -27,22 +30,22 @@ export class ProviderAuthClient {
       path: '/api/action/auth',
       body: { public_apikey: this.config.provider.apiKey, private_secretkey: this.config.provider.secretKey },
     };
-    const answer = await this.transport.exchange(request, {});
     let data: TokenResponse;
+    let status: number;
     try {
+      const answer = await this.transport.exchange(request, {});
+      status = answer.status;
       data = this.transport.interpret<TokenResponse>(request, answer).data;
     } catch (error) {
-      if (error instanceof ProviderRejectedError || error instanceof ProviderUnauthorizedError) {
-        throw new ProviderAuthenticationError(
-          `The payment provider refused the API key and secret${error.providerMessage ? `: ${error.providerMessage}` : ''}. Check PROVIDER_API_KEY and PROVIDER_SECRET_KEY.`,
-          { providerStatus: error.providerStatus, providerMessage: error.providerMessage },
-        );
-      }
-      throw error;
+      // Whatever the token endpoint answered, the client whose request needed a token sees one
+      // generic problem saying nothing was sent; the provider's (scrubbed) words stay on the error
+      // for the log. An unreachable provider already says just that.
+      if (!(error instanceof ProviderError) || error instanceof ProviderUnreachableError) throw error;
+      throw new ProviderAuthenticationError({ providerStatus: error.providerStatus, providerMessage: error.providerMessage, cause: error });
     }
     const expiresAt = new Date(data?.data?.expireAt);
     if (typeof data?.token !== 'string' || data.token === '' || Number.isNaN(expiresAt.getTime())) {
-      throw new ProviderBadResponseError('The payment provider answered the token request without a usable token or expiry.', { providerStatus: answer.status });
+      throw new ProviderAuthenticationError({ providerStatus: status, providerMessage: 'answer without a usable token or expiry' });
     }
     return { token: data.token, expiresAt };
   }

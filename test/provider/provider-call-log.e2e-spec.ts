@@ -1,0 +1,62 @@
+import { CardsClient } from '../../src/provider/clients/cards.client';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { cardsClient, userWithCard } from '../support/cards-factories';
+import { cardUserBody } from '../support/provider-factories';
+import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+
+/**
+ * Every provider call has its row in the call log, even when what was sent or answered holds
+ * text PostgreSQL refuses (`\u0000` in jsonb or text, a lone surrogate in jsonb): it is stored
+ * with U+FFFD in its place, and the service's own records of the answer are kept the same way.
+ */
+describe('provider call log keeps every call', () => {
+  let sandbox: RunningSandbox;
+  let service: TestService;
+  const calls = (endpoint: string) => service.prisma.providerCall.findMany({ where: { endpoint }, orderBy: { createdAt: 'asc' } });
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    service = await startTestService(sandbox);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await sandbox?.close();
+  });
+
+  it('an answer with NUL in its JSON: the row is stored, NUL shown as U+FFFD', async () => {
+    sandbox.state.injectFault({ path: '/api/action/card/nul-card', rawBody: '{"error":400,"message":"bad\\u0000byte"}', contentType: 'application/json', status: 400 });
+    const before = (await calls('cards.card.get')).length;
+    await expect(service.get(CardsClient).getCard('nul-card')).rejects.toMatchObject({ providerMessage: 'bad\uFFFDbyte' });
+    const rows = await calls('cards.card.get');
+    expect(rows).toHaveLength(before + 1);
+    expect(rows.at(-1)!.responseBody).toEqual({ error: 400, message: 'bad\uFFFDbyte' });
+  });
+
+  it('a non-JSON answer with a raw NUL and a JSON answer with a lone surrogate: both rows stored', async () => {
+    sandbox.state.injectFault({ path: '/api/action/card/raw-nul', rawBody: 'broken\u0000page', status: 500 });
+    sandbox.state.injectFault({ path: '/api/action/card/surrogate', rawBody: '{"error":400,"message":"half \\ud800 pair"}', contentType: 'application/json', status: 400 });
+    const before = (await calls('cards.card.get')).length;
+    await expect(service.get(CardsClient).getCard('raw-nul')).rejects.toMatchObject({ code: 'provider_unavailable' });
+    await expect(service.get(CardsClient).getCard('surrogate')).rejects.toMatchObject({ code: 'provider_rejected' });
+    const rows = (await calls('cards.card.get')).slice(before);
+    expect(rows.map((r) => r.responseBody)).toEqual([{ text: 'broken\uFFFDpage' }, { error: 400, message: 'half \uFFFD pair' }]);
+  });
+
+  it('a request body with NUL: the row is stored', async () => {
+    const before = (await calls('cards.user.create')).length;
+    await service.get(CardsClient).createUser(cardUserBody({ billing_city: 'Dou\u0000ala' }));
+    const rows = await calls('cards.user.create');
+    expect(rows).toHaveLength(before + 1);
+    expect((rows.at(-1)!.requestBody as Record<string, unknown>).billing_city).toBe('Dou\uFFFDala');
+  });
+
+  it('through the API: a refusal with NUL in its message is a 422 and a stored FAILED operation, not a 500', async () => {
+    const alice = await cardsClient(service);
+    const { card } = await userWithCard(alice);
+    sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, rawBody: '{"error":400,"message":"no\\u0000pe"}', contentType: 'application/json', status: 400 });
+    const res = await alice.topUp(card.id, '100');
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'provider_rejected', operationStatus: 'FAILED' });
+    expect((await alice.operation(res.body.operationId)).body).toMatchObject({ status: 'FAILED', failureReason: 'no\uFFFDpe' });
+  });
+});
