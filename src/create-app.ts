@@ -10,12 +10,15 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
+import { assertWithinBounds, formExcess, jsonExcess } from './common/bounded-json';
+import { clientErrorHandler, routerErrorHandler } from './common/http-edge-errors';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
 import { redactUrl, registerSecretValue } from './logging/redaction';
 import { requestContext } from './logging/request-context';
 import { MetricsService } from './metrics/metrics.service';
+import { CallbackUrlsService } from './orders/callback-urls.service';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -36,6 +39,9 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
     // Only the configured proxies may say who the client is (rate limits and logs use it). Fastify
     // accepts a hop count too, which its typings omit.
     trustProxy: config.trustProxy as boolean | string[],
+    // Errors of the router and of node's HTTP parser are problem+json like all others.
+    frameworkErrors: routerErrorHandler(logger, REQUEST_ID_HEADER),
+    clientErrorHandler: clientErrorHandler(logger, REQUEST_ID_HEADER),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger, options.extraImports), adapter, {
     logger: new PinoNestLogger(logger.child({ component: 'nest' })),
@@ -71,14 +77,34 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
   return app;
 }
 
-const CALLBACK_PREFIX = '/v1/callbacks/';
+/** The provider's callback routes, as the router names them (whatever the request's spelling). */
+const CALLBACK_ROUTE_PREFIX = '/v1/callbacks/payin/';
 /** Routes anyone may call without a token: limited per client IP. */
-const PUBLIC_PREFIXES = [CALLBACK_PREFIX, '/health', '/metrics', '/docs'];
+const PUBLIC_ROUTE_PREFIXES = [CALLBACK_ROUTE_PREFIX, '/health', '/metrics', '/docs'];
+/**
+ * Calls per minute to one signed callback URL (one order, one outcome). The provider retries a
+ * few times at most; the bound only matters if a token leaked.
+ */
+export const SIGNED_CALLBACK_LIMIT_PER_MINUTE = 60;
+const SIGNED_CALLBACK_BUCKET = 'signed-callback:';
+
+type RoutedRequest = { routeOptions: { url?: string } };
+
+/** Decided by the route the router matched, never by the raw URL: `/%6detrics` is `/metrics`. */
+function routeOf(request: RoutedRequest): string | undefined {
+  return request.routeOptions.url;
+}
+
+function isCallbackRoute(request: RoutedRequest): boolean {
+  return routeOf(request)?.startsWith(CALLBACK_ROUTE_PREFIX) === true;
+}
 
 /**
  * Security headers (helmet; the CSP lets the Swagger UI run), CORS for the configured origins
  * only, and a per-IP rate limit on the public routes. Authenticated routes are bounded by their
- * callers' tokens and by the provider budget.
+ * callers' tokens and by the provider budget. A callback whose token verifies is counted in a
+ * bucket of its own URL, so that no anonymous traffic (from the provider's IP or any other) can
+ * make the provider's notification wait.
  */
 async function registerHttpProtections(app: NestFastifyApplication, config: AppConfig) {
   await app.register(helmet, {
@@ -101,41 +127,67 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
     allowedHeaders: ['authorization', 'content-type', 'idempotency-key', REQUEST_ID_HEADER],
     maxAge: 600,
   });
+  const callbackUrls = app.get(CallbackUrlsService);
   await app.register(rateLimit, {
     global: true,
-    max: config.publicRateLimitPerMinute,
+    max: (_request, key) => (key.startsWith(SIGNED_CALLBACK_BUCKET) ? SIGNED_CALLBACK_LIMIT_PER_MINUTE : config.publicRateLimitPerMinute),
     timeWindow: 60_000,
-    allowList: (request) => !PUBLIC_PREFIXES.some((prefix) => request.url.startsWith(prefix)),
+    keyGenerator: (request) => {
+      if (!isCallbackRoute(request)) return request.ip;
+      const { orderId, outcome } = request.params as { orderId: string; outcome: string };
+      const token = (request.query as Record<string, unknown>).token;
+      return callbackUrls.verify(orderId, outcome, token) ? `${SIGNED_CALLBACK_BUCKET}${orderId}:${outcome}` : request.ip;
+    },
+    allowList: (request) => {
+      const route = routeOf(request);
+      return route === undefined || !PUBLIC_ROUTE_PREFIXES.some((prefix) => route.startsWith(prefix));
+    },
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests from this client; retry after ${Math.ceil(context.ttl / 1000)} s.`), { statusCode: 429 }),
   });
 }
-type RawBodyRequest = { url: string; rawBody?: string };
+type RawBodyRequest = RoutedRequest & { rawBody?: string };
 
 /**
- * JSON and form bodies for every route, each also kept as text (`rawBody`) so that provider
- * callbacks are stored exactly as they arrived. Callback routes accept any content type and an
- * empty JSON body; elsewhere an unknown content type is 415.
+ * JSON and form bodies, each also kept as text (`rawBody`). Before it is parsed, a body is
+ * checked against BODY_BOUNDS in one linear pass (400 `body_too_complex`), so that no body can
+ * hold the event loop in parsing or validation. The provider's callback routes parse nothing:
+ * whatever arrived, in any content type or none, is kept as text to be stored; their URL and its
+ * token decide, the body is evidence. Elsewhere an unknown content type is 415.
  */
 function registerBodyParsers(fastify: FastifyInstance) {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
+  const keepForCallback = (request: RawBodyRequest, text: string, done: (error: Error | null, body?: unknown) => void): boolean => {
+    request.rawBody = text;
+    if (!isCallbackRoute(request)) return false;
+    done(null, undefined);
+    return true;
+  };
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    (request as RawBodyRequest).rawBody = text;
+    if (keepForCallback(request, text, done)) return;
     if (text.trim() === '') return done(null, undefined);
+    try {
+      assertWithinBounds(jsonExcess(text));
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
     parseJson(request, text, done);
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
-    (request as RawBodyRequest).rawBody = body as string;
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    const text = body as string;
+    if (keepForCallback(request, text, done)) return;
+    try {
+      assertWithinBounds(formExcess(text));
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    done(null, Object.fromEntries(new URLSearchParams(text)));
   });
   fastify.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-    if (!request.url.startsWith(CALLBACK_PREFIX)) {
-      return done(Object.assign(new Error(`Unsupported media type: ${String(request.headers['content-type'])}`), { statusCode: 415 }), undefined);
-    }
-    (request as RawBodyRequest).rawBody = body as string;
-    done(null, body);
+    if (keepForCallback(request, body as string, done)) return;
+    done(Object.assign(new Error(`Unsupported media type: ${String(request.headers['content-type'])}`), { statusCode: 415 }), undefined);
   });
 }
 
