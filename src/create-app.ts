@@ -8,8 +8,10 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
+import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
 import { assertWithinBounds, formExcess, jsonExcess } from './common/bounded-json';
 import { clientErrorHandler, routerErrorHandler } from './common/http-edge-errors';
 import { createValidationPipe } from './common/validation';
@@ -149,13 +151,42 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
 type RawBodyRequest = RoutedRequest & { rawBody?: string };
 
 /**
+ * A callback body is read to its end, up to this size, but only its head is kept in memory (what
+ * is stored, and a few bytes so that the cut falls on a whole character): a signed callback is
+ * never lost to its size, and an anonymous one never costs more than its head.
+ */
+const CALLBACK_BODY_MAX_BYTES = 16 * 1024 * 1024;
+const CALLBACK_BODY_KEPT_BYTES = STORED_BODY_BYTES + 4;
+
+/** The first `keepBytes` of `source`; the rest is read and dropped, and over `maxBytes` it is 413. */
+function headOf(source: Readable, keepBytes: number, maxBytes: number): Readable {
+  let consumed = 0;
+  const head: Transform & { receivedEncodedLength?: number } = new Transform({
+    transform(chunk: Buffer | string, _encoding, callback) {
+      const already = consumed;
+      consumed += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      // Fastify checks the bytes that arrived against Content-Length by this property.
+      head.receivedEncodedLength = consumed;
+      if (consumed > maxBytes) return callback(Object.assign(new Error(`A callback body may not exceed ${maxBytes} bytes.`), { statusCode: 413 }));
+      callback(null, already < keepBytes ? Buffer.from(chunk).subarray(0, keepBytes - already) : undefined);
+    },
+  });
+  return pipeline(source, head, () => undefined);
+}
+
+/**
  * JSON and form bodies, each also kept as text (`rawBody`). Before it is parsed, a body is
  * checked against BODY_BOUNDS in one linear pass (400 `body_too_complex`), so that no body can
  * hold the event loop in parsing or validation. The provider's callback routes parse nothing:
- * whatever arrived, in any content type or none, is kept as text to be stored; their URL and its
- * token decide, the body is evidence. Elsewhere an unknown content type is 415.
+ * whatever arrived, in any content type or none and up to 16 MiB, is read and its head kept as
+ * text to be stored; their URL and its token decide, the body is evidence. Elsewhere an unknown
+ * content type is 415 and a body over 1 MiB is 413.
  */
 function registerBodyParsers(fastify: FastifyInstance) {
+  fastify.addHook('onRoute', (route) => {
+    if (route.url.startsWith(CALLBACK_ROUTE_PREFIX)) route.bodyLimit = CALLBACK_BODY_MAX_BYTES;
+  });
+  fastify.addHook('preParsing', async (request, _reply, payload) => (isCallbackRoute(request) ? headOf(payload, CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES) : payload));
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
   const keepForCallback = (request: RawBodyRequest, text: string, done: (error: Error | null, body?: unknown) => void): boolean => {

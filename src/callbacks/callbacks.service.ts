@@ -10,7 +10,7 @@ import type { CallbackAckDto, CallbackPageDto, CallbackRecordDto, ListCallbacksQ
 import { CallbacksRepository } from './callbacks.repository';
 
 /** What is kept of a callback: its body up to 64 KiB, or 1 KiB (and short headers) when it is rejected. */
-const STORED_BODY_BYTES = 64 * 1024;
+export const STORED_BODY_BYTES = 64 * 1024;
 const REJECTED_BODY_BYTES = 1024;
 const REJECTED_VALUE_CHARS = 256;
 const REJECTED_MEMBERS = 32;

@@ -89,6 +89,22 @@ describe('hostile provider callbacks', () => {
     });
   });
 
+  it('a signed callback over the 1 MiB body limit is still stored (its head) and applied', async () => {
+    const quiet = await quietOrder();
+    const body = JSON.stringify({ status: 'SUCCESS', padding: 'x'.repeat(3 * 1024 * 1024) });
+    const res = await request(service.server).post(quiet.success).set('content-type', 'application/json').send(body);
+    expect(res.status).toBe(200);
+    const [stored] = await storedOf(quiet.order.id);
+    expect(stored).toMatchObject({ result: 'APPLIED', rawBody: body.slice(0, 64 * 1024) });
+    expect((await quiet.alice.getOrder(quiet.order.id)).body.status).toBe('SUCCEEDED');
+    // Past 16 MiB a callback body is refused, and an ordinary route still refuses more than 1 MiB.
+    const huge = await request(service.server).post(quiet.failure).set('content-type', 'text/plain').send('y'.repeat(17 * 1024 * 1024));
+    expect(huge.status).toBe(413);
+    const ordinary = await request(service.server).post('/v1/orders').auth(quiet.alice.token, { type: 'bearer' }).set('content-type', 'text/plain').send(body);
+    expect(ordinary.status).toBe(413);
+    expect(ordinary.headers['content-type']).toMatch(/problem\+json/);
+  });
+
   it('query members named like secrets are redacted before they are stored', async () => {
     const quiet = await quietOrder();
     const secrets = '&access_token=at-1&apiKey=ak-2&X-Signature=sig-3&client_secret=cs-4&password=pw-5&sessionId=sid-6&Token=tk-7';
@@ -129,6 +145,14 @@ describe('hostile provider callbacks', () => {
       expect((stored.query as Record<string, string>).q1).toHaveLength(256);
       expect((stored.headers as Record<string, string>)['x-padding']).toHaveLength(256);
       expect(Buffer.byteLength(JSON.stringify(stored))).toBeLessThan(16 * 1024);
+    });
+
+    it('a wrong token with a 3 MiB body: 404, and 1 KiB of it stored', async () => {
+      const orderId = randomUUID();
+      const res = await request(service.server).post(`/v1/callbacks/payin/${orderId}/failure?token=nope`).set('x-forwarded-for', '198.51.100.9').set('content-type', 'text/plain').send('w'.repeat(3 * 1024 * 1024));
+      expect(res.status).toBe(404);
+      const [stored] = await storedOf(orderId);
+      expect(stored).toMatchObject({ result: 'REJECTED', rawBody: 'w'.repeat(1024) });
     });
 
     it('a wrong token with a hostile body is stored small, changes nothing, answers 404', async () => {
