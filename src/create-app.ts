@@ -12,7 +12,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
-import { assertWithinBounds, formExcess, jsonExcess } from './common/bounded-json';
+import { assertWithinBounds, BODY_BOUNDS, formExcess, jsonExcess, QueryTooComplexError } from './common/bounded-json';
 import { clientErrorHandler, routerErrorHandler } from './common/http-edge-errors';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
@@ -58,6 +58,13 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     requestContext.run({ requestId: request.id }, done);
+  });
+  // A query string is an object too: bounded like a body, before any validation sees it. The
+  // provider's callbacks are exempt (their query is evidence, stored, never validated).
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const queryAt = request.url.indexOf('?');
+    const excess = queryAt === -1 || isCallbackRoute(request) ? undefined : formExcess(request.url.slice(queryAt + 1), BODY_BOUNDS, 'The query string');
+    done(excess === undefined ? undefined : new QueryTooComplexError(excess));
   });
   const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', (request, reply, done) => {

@@ -23,6 +23,12 @@ export class BodyTooComplexError extends DomainError {
   readonly title = 'The request body is too complex';
 }
 
+export class QueryTooComplexError extends DomainError {
+  readonly status = 400;
+  readonly code = 'query_too_complex';
+  readonly title = 'The query string is too complex';
+}
+
 /**
  * Why a JSON text exceeds `bounds`, or undefined when it does not. One linear pass over the text,
  * before anything parses it; it does not check that the text is valid JSON (the parser does, once
@@ -65,11 +71,14 @@ export function jsonExcess(text: string, bounds: BodyBounds = BODY_BOUNDS): stri
   return undefined;
 }
 
-/** Why a form (application/x-www-form-urlencoded) text exceeds `bounds`, or undefined. */
-export function formExcess(text: string, bounds: BodyBounds = BODY_BOUNDS): string | undefined {
+/**
+ * Why a form (application/x-www-form-urlencoded) text or a URL's query string exceeds `bounds`,
+ * or undefined: each is an object of its fields.
+ */
+export function formExcess(text: string, bounds: BodyBounds = BODY_BOUNDS, what = 'A form'): string | undefined {
   let fields = text.length ? 1 : 0;
   for (let at = text.indexOf('&'); at !== -1; at = text.indexOf('&', at + 1)) {
-    if (++fields > bounds.maxKeysPerObject) return `A form holds more than ${bounds.maxKeysPerObject} fields.`;
+    if (++fields > bounds.maxKeysPerObject) return `${what} holds more than ${bounds.maxKeysPerObject} fields.`;
   }
   return undefined;
 }

@@ -78,6 +78,15 @@ describe('hostile provider callbacks', () => {
       expect((await quiet.alice.getOrder(quiet.order.id)).body.status).toBe('FAILED');
     });
 
+    it('a query of 1,200 fields (over the bound of ordinary routes) is stored whole', async () => {
+      const quiet = await quietOrder();
+      const fields = Array.from({ length: 1_200 }, (_, i) => `f${i}=${i}`).join('&');
+      expect((await request(service.server).get(`${quiet.success}&${fields}`)).status).toBe(200);
+      const [stored] = await storedOf(quiet.order.id);
+      expect(Object.keys(stored.query as object)).toHaveLength(1_201);
+      expect((await quiet.alice.getOrder(quiet.order.id)).body.status).toBe('SUCCEEDED');
+    });
+
     it('a body over 64 KiB is kept as its first 64 KiB', async () => {
       const quiet = await quietOrder();
       const body = 'é'.repeat(100_000);
