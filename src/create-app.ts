@@ -12,7 +12,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
-import { assertWithinBounds, BODY_BOUNDS, formExcess, jsonExcess, QueryTooComplexError } from './common/bounded-json';
+import { BODY_BOUNDS, bodyRefusal, formExcess, jsonExcess, QueryTooComplexError } from './common/bounded-json';
 import { clientErrorHandler, routerErrorHandler } from './common/http-edge-errors';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
@@ -206,21 +206,15 @@ function registerBodyParsers(fastify: FastifyInstance) {
     const text = body as string;
     if (keepForCallback(request, text, done)) return;
     if (text.trim() === '') return done(null, undefined);
-    try {
-      assertWithinBounds(jsonExcess(text));
-    } catch (error) {
-      return done(error as Error, undefined);
-    }
+    const refusal = bodyRefusal(jsonExcess(text));
+    if (refusal) return done(refusal, undefined);
     parseJson(request, text, done);
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (keepForCallback(request, text, done)) return;
-    try {
-      assertWithinBounds(formExcess(text));
-    } catch (error) {
-      return done(error as Error, undefined);
-    }
+    const refusal = bodyRefusal(formExcess(text));
+    if (refusal) return done(refusal, undefined);
     done(null, Object.fromEntries(new URLSearchParams(text)));
   });
   fastify.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {

@@ -83,9 +83,9 @@ export function formExcess(text: string, bounds: BodyBounds = BODY_BOUNDS, what 
   return undefined;
 }
 
-/** Refuses the request (400 `body_too_complex`) when a check above found an excess. */
-export function assertWithinBounds(excess: string | undefined): void {
-  if (excess !== undefined) throw new BodyTooComplexError(excess);
+/** The refusal (400 `body_too_complex`) of a body in which a check above found an excess. */
+export function bodyRefusal(excess: string | undefined): BodyTooComplexError | undefined {
+  return excess === undefined ? undefined : new BodyTooComplexError(excess);
 }
 
 const QUOTE = 0x22;
