@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
+import { truncateUtf8 } from '../common/truncate-utf8';
 import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { redact, REDACTED } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
@@ -107,16 +108,6 @@ function boundedMembers(value: Record<string, unknown>): Record<string, unknown>
       .slice(0, REJECTED_MEMBERS)
       .map(([name, member]) => [name.slice(0, REJECTED_VALUE_CHARS), cut(member)]),
   );
-}
-
-/** The longest prefix of `text` that is at most `maxBytes` in UTF-8, never cutting a character in two. */
-function truncateUtf8(text: string, maxBytes: number): string {
-  if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return text;
-  let end = Math.min(text.length, maxBytes);
-  while (Buffer.byteLength(text.slice(0, end)) > maxBytes) end--;
-  // Never end on the first half of a surrogate pair.
-  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
-  return text.slice(0, end);
 }
 
 /**
