@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import request from 'supertest';
+import { SIGNED_CALLBACK_LIMIT_PER_MINUTE } from '../../src/create-app';
 import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
@@ -109,6 +110,18 @@ describe('the HTTP edge under attack', () => {
       // Its retries do not draw on the address's bucket either, and that bucket stays exhausted.
       for (let i = 0; i < 3; i++) expect((await request(service.server).get(url.pathname + url.search).set('x-forwarded-for', ip)).status).toBe(200);
       expect((await request(service.server).get('/metrics').set('x-forwarded-for', ip)).status).toBe(429);
+    });
+    it('a signed callback URL has a bucket of its own: 60 calls a minute, whatever the address', async () => {
+      const alice = await customer(service);
+      const created = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK });
+      const url = new URL(service.get(CallbackUrlsService).urlsFor(created.body.id).failureUrl);
+      const statuses: number[] = [];
+      for (let i = 0; i < SIGNED_CALLBACK_LIMIT_PER_MINUTE + 2; i++) statuses.push((await request(service.server).get(url.pathname + url.search).set('x-forwarded-for', freshIp())).status);
+      expect(statuses.slice(0, SIGNED_CALLBACK_LIMIT_PER_MINUTE).every((status) => status === 200)).toBe(true);
+      expect(statuses.slice(SIGNED_CALLBACK_LIMIT_PER_MINUTE)).toEqual([429, 429]);
+      // The other URL of the same order is another bucket.
+      const success = new URL(service.get(CallbackUrlsService).urlsFor(created.body.id).successUrl);
+      expect((await request(service.server).get(success.pathname + success.search).set('x-forwarded-for', freshIp())).status).toBe(200);
     });
   });
 
