@@ -8,14 +8,19 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
+import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
+import { BODY_BOUNDS, bodyRefusal, formExcess, jsonExcess, QueryTooComplexError } from './common/bounded-json';
+import { clientErrorHandler, routerErrorHandler } from './common/http-edge-errors';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
 import { redactUrl, registerSecretValue } from './logging/redaction';
 import { requestContext } from './logging/request-context';
 import { MetricsService } from './metrics/metrics.service';
+import { CallbackUrlsService } from './orders/callback-urls.service';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -36,6 +41,9 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
     // Only the configured proxies may say who the client is (rate limits and logs use it). Fastify
     // accepts a hop count too, which its typings omit.
     trustProxy: config.trustProxy as boolean | string[],
+    // Errors of the router and of node's HTTP parser are problem+json like all others.
+    frameworkErrors: routerErrorHandler(logger, REQUEST_ID_HEADER),
+    clientErrorHandler: clientErrorHandler(logger, REQUEST_ID_HEADER),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger, options.extraImports), adapter, {
     logger: new PinoNestLogger(logger.child({ component: 'nest' })),
@@ -50,6 +58,13 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     requestContext.run({ requestId: request.id }, done);
+  });
+  // A query string is an object too: bounded like a body, before any validation sees it. The
+  // provider's callbacks are exempt (their query is evidence, stored, never validated).
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const queryAt = request.url.indexOf('?');
+    const excess = queryAt === -1 || isCallbackRoute(request) ? undefined : formExcess(request.url.slice(queryAt + 1), BODY_BOUNDS, 'The query string');
+    done(excess === undefined ? undefined : new QueryTooComplexError(excess));
   });
   const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', (request, reply, done) => {
@@ -71,14 +86,34 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
   return app;
 }
 
-const CALLBACK_PREFIX = '/v1/callbacks/';
+/** The provider's callback routes, as the router names them (whatever the request's spelling). */
+const CALLBACK_ROUTE_PREFIX = '/v1/callbacks/payin/';
 /** Routes anyone may call without a token: limited per client IP. */
-const PUBLIC_PREFIXES = [CALLBACK_PREFIX, '/health', '/metrics', '/docs'];
+const PUBLIC_ROUTE_PREFIXES = [CALLBACK_ROUTE_PREFIX, '/health', '/metrics', '/docs'];
+/**
+ * Calls per minute to one signed callback URL (one order, one outcome). The provider retries a
+ * few times at most; the bound only matters if a token leaked.
+ */
+export const SIGNED_CALLBACK_LIMIT_PER_MINUTE = 60;
+const SIGNED_CALLBACK_BUCKET = 'signed-callback:';
+
+type RoutedRequest = { routeOptions: { url?: string } };
+
+/** Decided by the route the router matched, never by the raw URL: `/%6detrics` is `/metrics`. */
+function routeOf(request: RoutedRequest): string | undefined {
+  return request.routeOptions.url;
+}
+
+function isCallbackRoute(request: RoutedRequest): boolean {
+  return routeOf(request)?.startsWith(CALLBACK_ROUTE_PREFIX) === true;
+}
 
 /**
  * Security headers (helmet; the CSP lets the Swagger UI run), CORS for the configured origins
  * only, and a per-IP rate limit on the public routes. Authenticated routes are bounded by their
- * callers' tokens and by the provider budget.
+ * callers' tokens and by the provider budget. A callback whose token verifies is counted in a
+ * bucket of its own URL, so that no anonymous traffic (from the provider's IP or any other) can
+ * make the provider's notification wait.
  */
 async function registerHttpProtections(app: NestFastifyApplication, config: AppConfig) {
   await app.register(helmet, {
@@ -101,41 +136,90 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
     allowedHeaders: ['authorization', 'content-type', 'idempotency-key', REQUEST_ID_HEADER],
     maxAge: 600,
   });
+  const callbackUrls = app.get(CallbackUrlsService);
   await app.register(rateLimit, {
     global: true,
-    max: config.publicRateLimitPerMinute,
+    max: (_request, key) => (key.startsWith(SIGNED_CALLBACK_BUCKET) ? SIGNED_CALLBACK_LIMIT_PER_MINUTE : config.publicRateLimitPerMinute),
     timeWindow: 60_000,
-    allowList: (request) => !PUBLIC_PREFIXES.some((prefix) => request.url.startsWith(prefix)),
+    keyGenerator: (request) => {
+      if (!isCallbackRoute(request)) return request.ip;
+      const { orderId, outcome } = request.params as { orderId: string; outcome: string };
+      const token = (request.query as Record<string, unknown>).token;
+      return callbackUrls.verify(orderId, outcome, token) ? `${SIGNED_CALLBACK_BUCKET}${orderId}:${outcome}` : request.ip;
+    },
+    allowList: (request) => {
+      const route = routeOf(request);
+      return route === undefined || !PUBLIC_ROUTE_PREFIXES.some((prefix) => route.startsWith(prefix));
+    },
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests from this client; retry after ${Math.ceil(context.ttl / 1000)} s.`), { statusCode: 429 }),
   });
 }
-type RawBodyRequest = { url: string; rawBody?: string };
+type RawBodyRequest = RoutedRequest & { rawBody?: string };
 
 /**
- * JSON and form bodies for every route, each also kept as text (`rawBody`) so that provider
- * callbacks are stored exactly as they arrived. Callback routes accept any content type and an
- * empty JSON body; elsewhere an unknown content type is 415.
+ * A callback body is read to its end, up to this size, but only its head is kept in memory (what
+ * is stored, and a few bytes so that the cut falls on a whole character): a signed callback is
+ * never lost to its size, and an anonymous one never costs more than its head.
+ */
+const CALLBACK_BODY_MAX_BYTES = 16 * 1024 * 1024;
+const CALLBACK_BODY_KEPT_BYTES = STORED_BODY_BYTES + 4;
+
+/** The first `keepBytes` of `source`; the rest is read and dropped, and over `maxBytes` it is 413. */
+function headOf(source: Readable, keepBytes: number, maxBytes: number): Readable {
+  let consumed = 0;
+  const head: Transform & { receivedEncodedLength?: number } = new Transform({
+    transform(chunk: Buffer | string, _encoding, callback) {
+      const already = consumed;
+      consumed += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      // Fastify checks the bytes that arrived against Content-Length by this property.
+      head.receivedEncodedLength = consumed;
+      if (consumed > maxBytes) return callback(Object.assign(new Error(`A callback body may not exceed ${maxBytes} bytes.`), { statusCode: 413 }));
+      callback(null, already < keepBytes ? Buffer.from(chunk).subarray(0, keepBytes - already) : undefined);
+    },
+  });
+  return pipeline(source, head, () => undefined);
+}
+
+/**
+ * JSON and form bodies, each also kept as text (`rawBody`). Before it is parsed, a body is
+ * checked against BODY_BOUNDS in one linear pass (400 `body_too_complex`), so that no body can
+ * hold the event loop in parsing or validation. The provider's callback routes parse nothing:
+ * whatever arrived, in any content type or none and up to 16 MiB, is read and its head kept as
+ * text to be stored; their URL and its token decide, the body is evidence. Elsewhere an unknown
+ * content type is 415 and a body over 1 MiB is 413.
  */
 function registerBodyParsers(fastify: FastifyInstance) {
+  fastify.addHook('onRoute', (route) => {
+    if (route.url.startsWith(CALLBACK_ROUTE_PREFIX)) route.bodyLimit = CALLBACK_BODY_MAX_BYTES;
+  });
+  fastify.addHook('preParsing', async (request, _reply, payload) => (isCallbackRoute(request) ? headOf(payload, CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES) : payload));
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
+  const keepForCallback = (request: RawBodyRequest, text: string, done: (error: Error | null, body?: unknown) => void): boolean => {
+    request.rawBody = text;
+    if (!isCallbackRoute(request)) return false;
+    done(null, undefined);
+    return true;
+  };
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    (request as RawBodyRequest).rawBody = text;
+    if (keepForCallback(request, text, done)) return;
     if (text.trim() === '') return done(null, undefined);
+    const refusal = bodyRefusal(jsonExcess(text));
+    if (refusal) return done(refusal, undefined);
     parseJson(request, text, done);
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
-    (request as RawBodyRequest).rawBody = body as string;
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    const text = body as string;
+    if (keepForCallback(request, text, done)) return;
+    const refusal = bodyRefusal(formExcess(text));
+    if (refusal) return done(refusal, undefined);
+    done(null, Object.fromEntries(new URLSearchParams(text)));
   });
   fastify.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-    if (!request.url.startsWith(CALLBACK_PREFIX)) {
-      return done(Object.assign(new Error(`Unsupported media type: ${String(request.headers['content-type'])}`), { statusCode: 415 }), undefined);
-    }
-    (request as RawBodyRequest).rawBody = body as string;
-    done(null, body);
+    if (keepForCallback(request, body as string, done)) return;
+    done(Object.assign(new Error(`Unsupported media type: ${String(request.headers['content-type'])}`), { statusCode: 415 }), undefined);
   });
 }
 

@@ -9,7 +9,7 @@ import { loadAppConfig, type AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DomainError, ForbiddenError, UnauthenticatedError } from '../common/domain-error';
 import { Auth, CurrentUser } from './auth.decorator';
-import { AuthGuard, type AuthenticatedRequest } from './auth.guard';
+import { AuthGuard, DuplicateAuthorizationError, type AuthenticatedRequest } from './auth.guard';
 import { AuthModule } from './auth.module';
 import type { AuthUser, Role } from './auth.types';
 import { mintToken } from './token-minter';
@@ -28,8 +28,8 @@ class ReportsController {
   distribute() {}
 }
 
-function contextFor(handler: keyof ReportsController, headers: AuthenticatedRequest['headers']) {
-  const request: AuthenticatedRequest = { headers };
+function contextFor(handler: keyof ReportsController, headers: AuthenticatedRequest['headers'], rawHeaders?: string[]) {
+  const request: AuthenticatedRequest = { headers, ...(rawHeaders ? { raw: { rawHeaders } } : {}) };
   const context = {
     switchToHttp: () => ({ getRequest: () => request }),
     getHandler: () => ReportsController.prototype[handler],
@@ -65,13 +65,22 @@ describe('AuthGuard', () => {
     await expect(check('anyone', { authorization: `Bearer ${await tokenFor(['customer'])}` })).resolves.toBe(true);
   });
 
-  it('refuses a missing, empty, non-bearer or repeated Authorization header', async () => {
+  it('refuses a missing, empty or non-bearer Authorization header', async () => {
     await expect(check('summary', {})).rejects.toThrow(new UnauthenticatedError('Missing bearer token'));
     await expect(check('summary', { authorization: '' })).rejects.toThrow('Missing bearer token');
     await expect(check('summary', { authorization: 'Basic YWxpY2U6cGFzcw==' })).rejects.toBeInstanceOf(UnauthenticatedError);
     await expect(check('summary', { authorization: 'Bearer ' })).rejects.toBeInstanceOf(UnauthenticatedError);
+  });
+
+  it('refuses two Authorization headers with 400, even when node kept only the first', async () => {
     const token = await tokenFor(['admin']);
-    await expect(check('summary', { authorization: [`Bearer ${token}`, `Bearer ${token}`] })).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(check('summary', { authorization: [`Bearer ${token}`, `Bearer ${token}`] })).rejects.toBeInstanceOf(DuplicateAuthorizationError);
+    const raw = ['Host', 'x', 'Authorization', `Bearer ${token}`, 'authorization', 'Bearer other'];
+    const attempt = guard.canActivate(contextFor('summary', { authorization: `Bearer ${token}` }, raw).context);
+    await expect(attempt).rejects.toBeInstanceOf(DuplicateAuthorizationError);
+    await expect(attempt).rejects.toMatchObject({ status: 400, code: 'duplicate_authorization_header' });
+    const single = ['Host', 'x', 'Authorization', `Bearer ${token}`, 'X-Authorization', 'y'];
+    await expect(guard.canActivate(contextFor('summary', { authorization: `Bearer ${token}` }, single).context)).resolves.toBe(true);
   });
 
   it('accepts the scheme in any case', async () => {

@@ -1,8 +1,8 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ForbiddenError, UnauthenticatedError } from '../common/domain-error';
+import { DomainError, ForbiddenError, UnauthenticatedError } from '../common/domain-error';
 import { satisfiesRoles, type AuthUser, type Role } from './auth.types';
-import { JwtVerifier, TOKEN_MESSAGES } from './jwt-verifier.service';
+import { JwtVerifier } from './jwt-verifier.service';
 
 /** Metadata key of the roles a route requires; set by `@Auth(...roles)`. */
 export const AUTH_ROLES_KEY = 'auth:roles';
@@ -10,7 +10,15 @@ export const AUTH_ROLES_KEY = 'auth:roles';
 /** The part of the (Fastify) request the guard reads and writes; kept structural on purpose. */
 export interface AuthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;
+  /** Node's request: `rawHeaders` lists every header line as sent, duplicates included. */
+  raw?: { rawHeaders?: string[] };
   user?: AuthUser;
+}
+
+export class DuplicateAuthorizationError extends DomainError {
+  readonly status = 400;
+  readonly code = 'duplicate_authorization_header';
+  readonly title = 'More than one Authorization header';
 }
 
 /**
@@ -26,6 +34,7 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    refuseDuplicateAuthorization(request);
     const user = await this.verifier.verify(readBearerToken(request.headers.authorization));
     request.user = user;
     const required = this.reflector.getAllAndOverride<Role[] | undefined>(AUTH_ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
@@ -36,9 +45,21 @@ export class AuthGuard implements CanActivate {
   }
 }
 
+/**
+ * Two Authorization headers are ambiguous: refuse rather than pick one. Node keeps only the first
+ * in `headers` (it discards duplicates of this header), so the raw header lines are what tell.
+ */
+function refuseDuplicateAuthorization(request: AuthenticatedRequest): void {
+  const rawHeaders = request.raw?.rawHeaders ?? [];
+  let count = Array.isArray(request.headers.authorization) ? request.headers.authorization.length : 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].toLowerCase() === 'authorization') count++;
+  }
+  if (count > 1) throw new DuplicateAuthorizationError('Send exactly one Authorization header.');
+}
+
 function readBearerToken(header: string | string[] | undefined): string | undefined {
-  // Two Authorization headers are ambiguous: refuse rather than pick one.
-  if (Array.isArray(header)) throw new UnauthenticatedError(TOKEN_MESSAGES.invalid);
+  if (Array.isArray(header)) throw new DuplicateAuthorizationError('Send exactly one Authorization header.');
   if (header === undefined || header.trim() === '') return undefined;
   const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
   if (!match) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>"');

@@ -31,16 +31,16 @@ export class CallbackRecordDto {
   @ApiProperty({ example: 'POST' })
   method: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Query parameters, token redacted' })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Query parameters; the token and every secret-like name redacted. Values cut to 256 characters (at most 32 members) when REJECTED' })
   query: unknown;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Headers without secrets' })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Headers without secrets. Values cut to 256 characters (at most 32 members) when REJECTED' })
   headers: unknown;
 
   @ApiProperty({ nullable: true, type: String })
   contentType: string | null;
 
-  @ApiProperty({ nullable: true, type: String, description: 'The body exactly as received' })
+  @ApiProperty({ nullable: true, type: String, description: 'The body as received, as text (never parsed): its first 64 KiB, or 1 KiB when REJECTED. NUL characters are kept as U+FFFD' })
   rawBody: string | null;
 
   @ApiProperty({ nullable: true, type: String })

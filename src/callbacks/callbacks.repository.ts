@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { PrismaService } from '../database/prisma.service';
 import type { CallbackRecord, CallbackResult } from '../orders/order.types';
 
@@ -11,7 +12,10 @@ export interface CallbackFilter {
   to?: Date;
 }
 
-/** Reads of the stored callbacks (they are written with their order, in the orders repository). */
+// The purge is a background chore: give up rather than queue behind a busy database for long.
+const PURGE_TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 60_000 };
+
+/** Reads and the purge of the stored callbacks (they are written with their order, in the orders repository). */
 @Injectable()
 export class CallbacksRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -29,5 +33,24 @@ export class CallbacksRepository {
       take: limit,
     });
     return rows.map((r) => ({ ...r, result: r.result as CallbackResult }));
+  }
+
+  /**
+   * Deletes up to `batchSize` REJECTED callbacks older than `olderThanDays`, unless another
+   * instance is purging right now (transaction-scoped advisory lock, taken without waiting).
+   * Callbacks that reached an order are never purged: they are the order's evidence.
+   */
+  async tryPurgeRejectedAsLeader(olderThanDays: number, batchSize: number): Promise<{ leader: boolean; purged: number }> {
+    return this.prisma.$transaction(async (tx) => {
+      // Read as text: never depends on how the driver adapter maps booleans.
+      const [lock] = await tx.$queryRaw<{ locked: string }[]>`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.rejectedCallbackPurge}::bigint)::text AS locked`;
+      if (lock?.locked !== 'true') return { leader: false, purged: 0 };
+      const purged = await tx.$executeRaw`
+        DELETE FROM provider_callbacks WHERE id IN (
+          SELECT id FROM provider_callbacks
+          WHERE result = 'REJECTED' AND order_id IS NULL AND received_at < now() - make_interval(days => ${olderThanDays})
+          LIMIT ${batchSize})`;
+      return { leader: true, purged };
+    }, PURGE_TRANSACTION_LIMITS);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
+import { truncateUtf8 } from '../common/truncate-utf8';
 import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { redact, REDACTED } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
@@ -9,7 +10,17 @@ import { OrdersService } from '../orders/orders.service';
 import type { CallbackAckDto, CallbackPageDto, CallbackRecordDto, ListCallbacksQueryDto } from './callbacks.dto';
 import { CallbacksRepository } from './callbacks.repository';
 
-const MAX_STORED_BODY = 64 * 1024;
+/** What is kept of a callback: its body up to 64 KiB, or 1 KiB (and short headers) when it is rejected. */
+export const STORED_BODY_BYTES = 64 * 1024;
+const REJECTED_BODY_BYTES = 1024;
+const REJECTED_VALUE_CHARS = 256;
+const REJECTED_MEMBERS = 32;
+const STORED_CONTENT_TYPE_CHARS = 256;
+/**
+ * Query parameters whose name says they carry a secret, beyond the names `redact` knows exactly:
+ * a provider may sign or authenticate its call in a parameter named in its own way.
+ */
+const SECRET_LIKE_NAME = /token|secret|passw|api[-_]?key|signature|auth|session|cookie|cvv|cvc|otp|card[-_]?number|^pan$|id[-_]?number/i;
 
 export interface ArrivedCallback {
   pathOrderId: string;
@@ -40,15 +51,17 @@ export class CallbacksService {
    */
   async receive(arrived: ArrivedCallback): Promise<CallbackAckDto> {
     const tokenValid = UUID_PATTERN.test(arrived.pathOrderId) && this.urls.verify(arrived.pathOrderId, arrived.outcome, arrived.query.token);
+    // Anyone can call a callback URL: what a wrong token brings is kept only in a bounded form.
+    const bound = tokenValid ? (value: Record<string, unknown>) => value : boundedMembers;
     const callback = await this.orders.applyCallback({
       pathOrderId: arrived.pathOrderId,
       verifiedOrderId: tokenValid ? arrived.pathOrderId : null,
       outcome: arrived.outcome,
       method: arrived.method,
-      query: { ...arrived.query, ...(arrived.query.token !== undefined ? { token: REDACTED } : {}) },
-      headers: redact(arrived.headers),
-      contentType: arrived.contentType,
-      rawBody: arrived.rawBody === null ? null : storableText(arrived.rawBody.slice(0, MAX_STORED_BODY)),
+      query: storable(bound(redactQuery(arrived.query))),
+      headers: storable(bound(redact(arrived.headers))),
+      contentType: arrived.contentType === null ? null : storable(arrived.contentType.slice(0, STORED_CONTENT_TYPE_CHARS)),
+      rawBody: arrived.rawBody === null ? null : storable(truncateUtf8(arrived.rawBody, tokenValid ? STORED_BODY_BYTES : REJECTED_BODY_BYTES)),
       remoteIp: arrived.remoteIp,
       requestId: arrived.requestId,
     });
@@ -70,11 +83,47 @@ export class CallbacksService {
 }
 
 /**
- * PostgreSQL text cannot hold NUL characters: a body carrying one would fail to store forever and
- * be retried forever. It is kept with each NUL shown as U+FFFD instead.
+ * Query parameters with every secret-like name redacted, the callback token first of all; other
+ * values go through `redact` (configured secret values). Rebuilt with `Object.fromEntries`, so a
+ * member named `__proto__` is kept as the data it is.
  */
-function storableText(text: string): string {
-  return text.includes('\u0000') ? text.replace(/\u0000/g, '\uFFFD') : text;
+function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(query).map(([name, value]) => [name, SECRET_LIKE_NAME.test(name) && value !== undefined && value !== null ? REDACTED : redact(value)]),
+  );
+}
+
+/** At most REJECTED_MEMBERS members, each value (or each of its elements) cut to REJECTED_VALUE_CHARS. */
+function boundedMembers(value: Record<string, unknown>): Record<string, unknown> {
+  const cut = (member: unknown): unknown =>
+    typeof member === 'string'
+      ? member.slice(0, REJECTED_VALUE_CHARS)
+      : Array.isArray(member)
+        ? member.slice(0, REJECTED_MEMBERS).map(cut)
+        : typeof member === 'object' && member !== null
+          ? '[object]'
+          : member;
+  return Object.fromEntries(
+    Object.entries(value)
+      .slice(0, REJECTED_MEMBERS)
+      .map(([name, member]) => [name.slice(0, REJECTED_VALUE_CHARS), cut(member)]),
+  );
+}
+
+/**
+ * PostgreSQL text and jsonb hold neither NUL characters nor unpaired surrogates: a callback
+ * carrying one (in its body, query or headers) would fail to store forever and be retried
+ * forever. Each is kept as U+FFFD instead, keys included.
+ */
+const UNSTORABLE_CHARACTER = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function storable<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(UNSTORABLE_CHARACTER, '\uFFFD') as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([name, member]) => [storable(name), storable(member)])) as T;
+  }
+  return value;
 }
 
 function toDto(record: CallbackRecord): CallbackRecordDto {

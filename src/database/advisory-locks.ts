@@ -6,4 +6,5 @@ export const ADVISORY_LOCKS = {
   agentBudget: 7_340_001,
   orderSweep: 7_340_002,
   idempotencyPurge: 7_340_003,
+  rejectedCallbackPurge: 7_340_021,
 } as const;
