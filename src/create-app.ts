@@ -17,7 +17,7 @@ import { clientErrorHandler, routerErrorHandler } from './common/http-edge-error
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
-import { redactUrl, registerSecretValue } from './logging/redaction';
+import { redactUrl, registerConfiguredSecrets } from './logging/redaction';
 import { requestContext } from './logging/request-context';
 import { MetricsService } from './metrics/metrics.service';
 import { CallbackUrlsService } from './orders/callback-urls.service';
@@ -28,9 +28,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** Builds the HTTP application (not listening yet). Used by the service entry point and by tests. */
 export async function createApp(config: AppConfig, logger: Logger, options: { extraImports?: DynamicModule['imports'] } = {}): Promise<NestFastifyApplication> {
   // Whatever path a configured secret takes (an error echoed by the provider, a URL), logs and records scrub it.
-  for (const secret of [config.provider.secretKey, config.provider.apiKey, config.provider.spAuthToken, config.callbackSigningSecret, config.auth.jwtSecret, config.dataEncryptionKey.toString('base64')]) {
-    registerSecretValue(secret);
-  }
+  registerConfiguredSecrets(config);
   const adapter = new FastifyAdapter({
     // Reuse the caller's request id when it is a sane token; otherwise mint one.
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
 import { truncateUtf8 } from '../common/truncate-utf8';
 import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
-import { redact, REDACTED } from '../logging/redaction';
+import { redact, REDACTED, storableJson, storableText } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
 import { CallbackUrlsService } from '../orders/callback-urls.service';
 import type { CallbackRecord } from '../orders/order.types';
@@ -58,10 +58,10 @@ export class CallbacksService {
       verifiedOrderId: tokenValid ? arrived.pathOrderId : null,
       outcome: arrived.outcome,
       method: arrived.method,
-      query: storable(bound(redactQuery(arrived.query))),
-      headers: storable(bound(redact(arrived.headers))),
-      contentType: arrived.contentType === null ? null : storable(arrived.contentType.slice(0, STORED_CONTENT_TYPE_CHARS)),
-      rawBody: arrived.rawBody === null ? null : storable(truncateUtf8(arrived.rawBody, tokenValid ? STORED_BODY_BYTES : REJECTED_BODY_BYTES)),
+      query: storableJson(bound(redactQuery(arrived.query))),
+      headers: storableJson(bound(redact(arrived.headers))),
+      contentType: arrived.contentType === null ? null : storableText(arrived.contentType.slice(0, STORED_CONTENT_TYPE_CHARS)),
+      rawBody: arrived.rawBody === null ? null : storableText(truncateUtf8(arrived.rawBody, tokenValid ? STORED_BODY_BYTES : REJECTED_BODY_BYTES)),
       remoteIp: arrived.remoteIp,
       requestId: arrived.requestId,
     });
@@ -108,22 +108,6 @@ function boundedMembers(value: Record<string, unknown>): Record<string, unknown>
       .slice(0, REJECTED_MEMBERS)
       .map(([name, member]) => [name.slice(0, REJECTED_VALUE_CHARS), cut(member)]),
   );
-}
-
-/**
- * PostgreSQL text and jsonb hold neither NUL characters nor unpaired surrogates: a callback
- * carrying one (in its body, query or headers) would fail to store forever and be retried
- * forever. Each is kept as U+FFFD instead, keys included.
- */
-const UNSTORABLE_CHARACTER = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-function storable<T>(value: T): T {
-  if (typeof value === 'string') return value.replace(UNSTORABLE_CHARACTER, '\uFFFD') as T;
-  if (Array.isArray(value)) return value.map(storable) as T;
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([name, member]) => [storable(name), storable(member)])) as T;
-  }
-  return value;
 }
 
 function toDto(record: CallbackRecord): CallbackRecordDto {

@@ -125,14 +125,16 @@ export function redact<T>(value: T, depth = 0): T {
   if (typeof value === 'string') return redactUrl(value) as T;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1)) as T;
   if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      const lower = key.toLowerCase();
-      if (SECRET_KEYS.has(lower)) out[key] = v === undefined || v === null ? v : REDACTED;
-      else if (CARD_NUMBER_KEYS.has(lower)) out[key] = typeof v === 'string' ? maskCardNumber(v) : REDACTED;
-      else out[key] = redact(v, depth + 1);
-    }
-    return out as T;
+    // Object.fromEntries defines own members: a `__proto__` key stays a member of the copy
+    // instead of replacing its prototype (as an assignment would).
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, v]) => {
+        const lower = key.toLowerCase();
+        if (SECRET_KEYS.has(lower)) return [key, v === undefined || v === null ? v : REDACTED];
+        if (CARD_NUMBER_KEYS.has(lower)) return [key, typeof v === 'string' ? maskCardNumber(v) : REDACTED];
+        return [key, redact(v, depth + 1)];
+      }),
+    ) as T;
   }
   return value;
 }
@@ -155,9 +157,7 @@ export function storableJson<T>(value: T, depth = 0): T {
   if (typeof value === 'string') return storableText(value) as T;
   if (Array.isArray(value)) return value.map((v) => storableJson(v, depth + 1)) as T;
   if (value && typeof value === 'object' && depth < 64) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[storableText(k)] = storableJson(v, depth + 1);
-    return out as T;
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), storableJson(v, depth + 1)])) as T;
   }
   return value;
 }
