@@ -47,11 +47,10 @@ CREATE INDEX "distributions_status_created_at_id_idx" ON "distributions"("status
 
 -- The audit trail is append-only at the database level: whoever holds the service's credentials
 -- (the API, a script, a migration written later) cannot rewrite or erase what people did.
-CREATE FUNCTION "audit_events_refuse_change"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'audit_events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
-END;
-$$;
+-- The body is an escape string with each semicolon written \073: the migration runner splits
+-- scripts on semicolons and does not know dollar quoting.
+CREATE FUNCTION "audit_events_refuse_change"() RETURNS trigger LANGUAGE plpgsql AS
+E'BEGIN RAISE EXCEPTION ''audit_events is append-only: % refused'', TG_OP USING ERRCODE = ''insufficient_privilege''\073 END\073';
 
 CREATE TRIGGER "audit_events_no_update_or_delete" BEFORE UPDATE OR DELETE ON "audit_events"
   FOR EACH ROW EXECUTE FUNCTION "audit_events_refuse_change"();
