@@ -103,7 +103,7 @@ describe('the audit trail', () => {
       expect((await admin.auditEvents()).status).toBe(200);
       const buyer = await customer(service);
       expect((await adminCalls(service, buyer.token).auditEvents()).status).toBe(403);
-      for (const query of [{ action: 'order.deleted' }, { cursor: 'not-a-cursor' }, { from: 'yesterday' }, { limit: '201' }, { actor: 'a\u0000b' }]) {
+      for (const query of [{ action: 'order.deleted' }, { cursor: 'not-a-cursor' }, { from: 'yesterday' }, { limit: '201' }, { actor: 'a\u0000b' }] as Record<string, string>[]) {
         const res = await finance.auditEvents(query);
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toMatch(/problem\+json/);

@@ -26,7 +26,7 @@ export function orderMaker(service: TestService, buyer: Buyer) {
       const order = await create(TEST_WALLETS.NO_CALLBACK, 'PROCESSING');
       await service.prisma.$executeRaw`UPDATE orders SET processing_since = now() - interval '30 days' WHERE id = ${order.id}::uuid`;
       await service.get(OrderExpiryScheduler).sweepNow();
-      return { ...order, status: 'EXPIRED' };
+      return { ...order, status: 'EXPIRED' } as Record<string, any>;
     },
     /** Stored, never handed to the provider (a crash before the call), `ageSeconds` old. */
     pending: async (ageSeconds: number) => {
