@@ -15,6 +15,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const ARTIFACTS = resolve(__dirname, 'artifacts');
 const SCREENSHOT = resolve(ARTIFACTS, 'swagger-orders.png');
+const RESOLUTION_SCREENSHOT = resolve(ARTIFACTS, 'swagger-resolution.png');
 const SEEDED_ORDERS = 3;
 
 const chromiumAvailable = existsSync(CHROMIUM);
@@ -28,6 +29,7 @@ describe('the Swagger UI in a browser', () => {
   let service: TestService;
   let browser: Browser | undefined;
   const seededIds: string[] = [];
+  let unknownOrderId: string;
 
   beforeAll(async () => {
     if (!chromiumAvailable) return;
@@ -40,6 +42,10 @@ describe('the Swagger UI in a browser', () => {
       if (res.status !== 201) throw new Error(`seeding an order answered ${res.status}: ${JSON.stringify(res.body)}`);
       seededIds.push(res.body.id);
     }
+    // Processed by the provider, whose answer was lost: UNKNOWN until a person decides.
+    const lost = await buyer.createOrder({ wallet: TEST_WALLETS.LOST_ANSWER, amount: '2500', description: 'Swagger UI lost answer' });
+    if (lost.body.status !== 'UNKNOWN') throw new Error(`seeding an UNKNOWN order answered ${lost.status}: ${JSON.stringify(lost.body)}`);
+    unknownOrderId = lost.body.id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
   }, 30_000);
 
@@ -95,4 +101,64 @@ describe('the Swagger UI in a browser', () => {
       await page.close();
     }
   }, 30_000);
+
+  itWithChromium('an admin resolves an UNKNOWN order with "Try it out" and finds it in the audit trail', async () => {
+    const token = await service.bearer('swagger-admin', 'admin');
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1800 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await page.goto(`http://127.0.0.1:${service.config.port}/docs`);
+      await page.locator('.auth-wrapper button.authorize').click();
+      const dialog = page.locator('.dialog-ux .modal-ux');
+      await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
+      await dialog.locator('button.modal-btn.authorize').click();
+      await dialog.locator('button.btn-done').click();
+      await dialog.waitFor({ state: 'detached' });
+
+      // POST /v1/orders/{id}/resolution: the order id, an Idempotency-Key and the decision.
+      const resolution = page.locator('.opblock.opblock-post').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]') });
+      await resolution.locator('.opblock-summary').first().click();
+      await resolution.locator('button.try-out__btn').click();
+      await resolution.locator('tr[data-param-name="id"] input').fill(unknownOrderId);
+      await resolution.locator('tr[data-param-name="Idempotency-Key"] input').fill(`swagger-${unknownOrderId}`);
+      await resolution.locator('textarea.body-param__text').fill(JSON.stringify({ status: 'SUCCEEDED', note: 'Provider dashboard shows the payment settled' }, null, 2));
+      await resolution.locator('button.execute').click();
+
+      const live = resolution.locator('.live-responses-table');
+      const status = live.locator('tbody .response .response-col_status').first();
+      await status.waitFor();
+      const body = live.locator('.response-col_description .highlight-code').first();
+      await body.waitFor();
+      expect((await status.innerText()).trim()).toBe('200');
+      const answer = await body.innerText();
+      expect(answer).toContain('manual_resolution');
+      expect(answer).toContain('swagger-admin');
+
+      await resolution.locator('.opblock-summary').first().evaluate((element) => element.scrollIntoView({ block: 'start' }));
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: RESOLUTION_SCREENSHOT });
+
+      // GET /v1/audit-events, filtered on the order: the decision with its actor and note.
+      const audit = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/audit-events"]') });
+      await audit.locator('.opblock-summary').first().click();
+      await audit.locator('button.try-out__btn').click();
+      for (const name of ['from', 'to']) await audit.locator(`tr[data-param-name="${name}"] input`).fill('');
+      await audit.locator('tr[data-param-name="actor"] input').fill('swagger-admin');
+      await audit.locator('tr[data-param-name="action"] select').selectOption('order.resolved');
+      await audit.locator('tr[data-param-name="resourceId"] input').fill(unknownOrderId);
+      await audit.locator('button.execute').click();
+      const auditLive = audit.locator('.live-responses-table');
+      const auditStatus = auditLive.locator('tbody .response .response-col_status').first();
+      await auditStatus.waitFor();
+      const auditBody = auditLive.locator('.response-col_description .highlight-code').first();
+      await auditBody.waitFor();
+      expect((await auditStatus.innerText()).trim()).toBe('200');
+      const trail = await auditBody.innerText();
+      expect(trail).toContain('order.resolved');
+      expect(trail).toContain(unknownOrderId);
+      expect(trail).toContain('Provider dashboard shows the payment settled');
+    } finally {
+      await page.close();
+    }
+  }, 40_000);
 });
