@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { customer } from '../support/orders-client';
@@ -23,6 +23,7 @@ if (!chromiumAvailable) {
   console.warn(`Swagger UI browser test SKIPPED: ${CHROMIUM} does not exist (bash .ci/run installs it with apt-get install -y chromium; it could not here).`);
 }
 const itWithChromium = chromiumAvailable ? it : it.skip;
+let port: number;
 
 describe('the Swagger UI in a browser', () => {
   let sandbox: RunningSandbox;
@@ -35,6 +36,7 @@ describe('the Swagger UI in a browser', () => {
     if (!chromiumAvailable) return;
     sandbox = await startTestSandbox();
     service = await startTestService(sandbox, {}, [], { listen: true });
+    port = service.config.port;
     // Accepted by the provider and never called back: they stay PROCESSING, newest of the database.
     const buyer = await customer(service);
     for (let i = 0; i < SEEDED_ORDERS; i++) {
@@ -60,15 +62,7 @@ describe('the Swagger UI in a browser', () => {
     const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
     page.setDefaultTimeout(10_000);
     try {
-      await page.goto(`http://127.0.0.1:${service.config.port}/docs`);
-
-      // Authorize: the bearer scheme's dialog, the token pasted without "Bearer ".
-      await page.locator('.auth-wrapper button.authorize').click();
-      const dialog = page.locator('.dialog-ux .modal-ux');
-      await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
-      await dialog.locator('button.modal-btn.authorize').click();
-      await dialog.locator('button.btn-done').click();
-      await dialog.waitFor({ state: 'detached' });
+      await openAuthorized(page, token);
 
       // GET /v1/orders: expand, "Try it out", "Execute".
       const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders"]') });
@@ -80,13 +74,8 @@ describe('the Swagger UI in a browser', () => {
       }
       await operation.locator('button.execute').click();
 
-      const live = operation.locator('.live-responses-table');
-      const status = live.locator('tbody .response .response-col_status').first();
-      await status.waitFor();
-      const body = live.locator('.response-col_description .highlight-code').first();
-      await body.waitFor();
-      const bodyText = await body.innerText();
-      expect((await status.innerText()).trim()).toBe('200');
+      const { status, body: bodyText } = await liveResponse(operation);
+      expect(status).toBe('200');
       for (const id of seededIds) expect(bodyText).toContain(id);
       expect(bodyText).toContain('PROCESSING');
 
@@ -107,13 +96,7 @@ describe('the Swagger UI in a browser', () => {
     const page = await browser!.newPage({ viewport: { width: 1280, height: 1800 } });
     page.setDefaultTimeout(10_000);
     try {
-      await page.goto(`http://127.0.0.1:${service.config.port}/docs`);
-      await page.locator('.auth-wrapper button.authorize').click();
-      const dialog = page.locator('.dialog-ux .modal-ux');
-      await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
-      await dialog.locator('button.modal-btn.authorize').click();
-      await dialog.locator('button.btn-done').click();
-      await dialog.waitFor({ state: 'detached' });
+      await openAuthorized(page, token);
 
       // POST /v1/orders/{id}/resolution: the order id, an Idempotency-Key and the decision.
       const resolution = page.locator('.opblock.opblock-post').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]') });
@@ -124,15 +107,10 @@ describe('the Swagger UI in a browser', () => {
       await resolution.locator('textarea.body-param__text').fill(JSON.stringify({ status: 'SUCCEEDED', note: 'Provider dashboard shows the payment settled' }, null, 2));
       await resolution.locator('button.execute').click();
 
-      const live = resolution.locator('.live-responses-table');
-      const status = live.locator('tbody .response .response-col_status').first();
-      await status.waitFor();
-      const body = live.locator('.response-col_description .highlight-code').first();
-      await body.waitFor();
-      expect((await status.innerText()).trim()).toBe('200');
-      const answer = await body.innerText();
-      expect(answer).toContain('manual_resolution');
-      expect(answer).toContain('swagger-admin');
+      const answer = await liveResponse(resolution);
+      expect(answer.status).toBe('200');
+      expect(answer.body).toContain('manual_resolution');
+      expect(answer.body).toContain('swagger-admin');
 
       await resolution.locator('.opblock-summary').first().evaluate((element) => element.scrollIntoView({ block: 'start' }));
       mkdirSync(ARTIFACTS, { recursive: true });
@@ -147,13 +125,9 @@ describe('the Swagger UI in a browser', () => {
       await audit.locator('tr[data-param-name="action"] select').selectOption('order.resolved');
       await audit.locator('tr[data-param-name="resourceId"] input').fill(unknownOrderId);
       await audit.locator('button.execute').click();
-      const auditLive = audit.locator('.live-responses-table');
-      const auditStatus = auditLive.locator('tbody .response .response-col_status').first();
-      await auditStatus.waitFor();
-      const auditBody = auditLive.locator('.response-col_description .highlight-code').first();
-      await auditBody.waitFor();
-      expect((await auditStatus.innerText()).trim()).toBe('200');
-      const trail = await auditBody.innerText();
+      const found = await liveResponse(audit);
+      expect(found.status).toBe('200');
+      const trail = found.body;
       expect(trail).toContain('order.resolved');
       expect(trail).toContain(unknownOrderId);
       expect(trail).toContain('Provider dashboard shows the payment settled');
@@ -162,3 +136,24 @@ describe('the Swagger UI in a browser', () => {
     }
   }, 40_000);
 });
+
+/** The Swagger UI with the bearer token set through "Authorize" (pasted without "Bearer "). */
+async function openAuthorized(page: Page, token: string) {
+  await page.goto(`http://127.0.0.1:${port}/docs`);
+  await page.locator('.auth-wrapper button.authorize').click();
+  const dialog = page.locator('.dialog-ux .modal-ux');
+  await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
+  await dialog.locator('button.modal-btn.authorize').click();
+  await dialog.locator('button.btn-done').click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+/** Status and body of the response an executed operation shows. */
+async function liveResponse(operation: Locator): Promise<{ status: string; body: string }> {
+  const live = operation.locator('.live-responses-table');
+  const status = live.locator('tbody .response .response-col_status').first();
+  await status.waitFor();
+  const body = live.locator('.response-col_description .highlight-code').first();
+  await body.waitFor();
+  return { status: (await status.innerText()).trim(), body: await body.innerText() };
+}
