@@ -17,6 +17,8 @@ import { ProviderModule } from './provider/provider.module';
 import { ReportsModule } from './reports/reports.module';
 import { WalletLinksModule } from './wallet-links/wallet-links.module';
 import { DistributionsModule } from './distributions/distributions.module';
+import { AuditModule } from './audit/audit.module';
+import { ResolutionsModule } from './resolutions/resolutions.module';
 
 @Module({})
 export class AppModule {
@@ -24,7 +26,7 @@ export class AppModule {
   static forRoot(config: AppConfig, logger: Logger, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), MetricsModule, DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, CardsModule, WalletLinksModule, DistributionsModule, ReportsModule, HealthModule, ...extraImports],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), MetricsModule, DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, CardsModule, WalletLinksModule, DistributionsModule, ReportsModule, AuditModule, ResolutionsModule, HealthModule, ...extraImports],
       providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
     };
   }

@@ -10,6 +10,6 @@ import { CardsService } from './cards.service';
 @Module({
   controllers: [CardUsersController, CardsController, CardOperationsController],
   providers: [CardUsersService, CardsService, CardsRepository, CardOperationsSweeper],
-  exports: [CardsService, CardUsersService],
+  exports: [CardsService, CardUsersService, CardsRepository],
 })
 export class CardsModule {}

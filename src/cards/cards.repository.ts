@@ -3,6 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
 import { linkIdempotentResource, type IdempotencyLink } from '../idempotency/idempotency.repository';
+import { appendAuditEvent } from '../audit/audit.repository';
+import type { NewAuditEvent } from '../audit/audit.types';
 import type {
   CardFilter,
   CardOperationFilter,
@@ -239,6 +241,40 @@ export class CardsRepository {
       include: WITH_OWNER,
     });
     return rows.map(toOperation);
+  }
+
+  /**
+   * A person decides an UNKNOWN operation. Guarded (only UNKNOWN moves), so that two decisions
+   * never both apply; with it, what a successful state change does to the card, and the audit
+   * event, in one transaction. The balance is left as last known: the provider's next answer says it.
+   */
+  async resolveUnknownOperation(
+    id: string,
+    resolution: { status: 'SUCCEEDED' | 'FAILED'; actor: string; note: string; cardStatus?: CardStatus },
+    audit: NewAuditEvent,
+  ): Promise<CardOperationRecord | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const failureReason = resolution.status === 'FAILED' ? 'Decided FAILED by a person after checking with the provider (manual resolution)' : null;
+      const moved = await tx.$queryRaw<{ id: string; card_id: string | null }[]>`
+        UPDATE card_operations SET status = ${resolution.status}, failure_reason = ${failureReason},
+          resolved_by = ${resolution.actor}, resolution_note = ${resolution.note}, resolved_at = now()
+        WHERE id = ${id}::uuid AND status = 'UNKNOWN'
+        RETURNING id::text AS id, card_id::text AS card_id`;
+      if (moved.length === 0) return undefined;
+      const cardId = moved[0].card_id;
+      if (cardId && resolution.cardStatus) {
+        const card = await lockCard(tx, cardId);
+        // Termination is final: nothing brings a terminated card back.
+        if (card.status !== 'TERMINATED') {
+          await tx.card.update({
+            where: { id: cardId },
+            data: { status: resolution.cardStatus, ...(resolution.cardStatus === 'TERMINATED' ? { terminatedAt: new Date() } : {}) },
+          });
+        }
+      }
+      await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus: 'UNKNOWN', toStatus: resolution.status } });
+      return toOperation(await tx.cardOperation.findUniqueOrThrow({ where: { id }, include: WITH_OWNER }));
+    }, TX_LIMITS);
   }
 }
 

@@ -7,5 +7,6 @@ import { DistributionsService } from './distributions.service';
 @Module({
   controllers: [DistributionsController],
   providers: [DistributionsService, DistributionsRepository, DistributionsSweeper],
+  exports: [DistributionsService, DistributionsRepository],
 })
 export class DistributionsModule {}

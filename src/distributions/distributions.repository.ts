@@ -3,6 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
 import { linkIdempotentResource } from '../idempotency/idempotency.repository';
+import { appendAuditEvent } from '../audit/audit.repository';
+import type { NewAuditEvent } from '../audit/audit.types';
 import type {
   DistributionFilter,
   DistributionKind,
@@ -79,8 +81,9 @@ export class DistributionsRepository {
   }
 
   /** Records the provider's answer on a PENDING distribution (only PENDING moves). */
-  async recordOutcome(id: string, outcome: DistributionOutcome): Promise<DistributionRecord> {
+  async recordOutcome(id: string, outcome: DistributionOutcome, audit?: NewAuditEvent): Promise<DistributionRecord> {
     return this.prisma.$transaction(async (tx) => {
+      if (audit) await appendAuditEvent(tx, audit);
       await tx.distribution.updateMany({
         where: { id, status: 'PENDING' },
         data: {
@@ -119,6 +122,28 @@ export class DistributionsRepository {
       include: WITH_SHARES,
     });
     return rows.map(toRecord);
+  }
+
+  /**
+   * A person decides an UNKNOWN distribution. Guarded (only UNKNOWN moves), so that two decisions
+   * never both apply; the audit event commits with it.
+   */
+  async resolveUnknown(
+    id: string,
+    resolution: { status: 'ACCEPTED' | 'REJECTED'; actor: string; note: string },
+    audit: NewAuditEvent,
+  ): Promise<DistributionRecord | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const failureReason = resolution.status === 'REJECTED' ? 'Decided REJECTED by a person after checking with the provider (manual resolution)' : null;
+      const moved = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE distributions SET status = ${resolution.status}, failure_reason = ${failureReason},
+          resolved_by = ${resolution.actor}, resolution_note = ${resolution.note}, resolved_at = now()
+        WHERE id = ${id}::uuid AND status = 'UNKNOWN'
+        RETURNING id::text AS id`;
+      if (moved.length === 0) return undefined;
+      await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus: 'UNKNOWN', toStatus: resolution.status } });
+      return toRecord(await tx.distribution.findUniqueOrThrow({ where: { id }, include: WITH_SHARES }));
+    }, TX_LIMITS);
   }
 }
 

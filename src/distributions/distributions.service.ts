@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
 import { ConflictError, NotFoundError, ValidationFailedError, type FieldError } from '../common/domain-error';
 import { Money, MoneyError, parseStoredDecimal } from '../common/money';
@@ -80,7 +81,7 @@ export class DistributionsService implements OnModuleInit {
       const existing = await this.distributions.findByPaymentId(dto.paymentId);
       throw new ConflictError('distribution_payment_id_exists', `paymentId ${dto.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`);
     }
-    return this.submit(stored, () => this.client.initTransaction(body));
+    return this.submit(user, stored, () => this.client.initTransaction(body));
   }
 
   /** `POST {link_base_url}/api/agent/link/fiat-distribution`: a fiat payment received elsewhere, redistributed. */
@@ -100,7 +101,7 @@ export class DistributionsService implements OnModuleInit {
       shares: prepared.shares,
     }, this.idempotency.recoveryPoint());
     if (!stored) throw new Error('a fiat distribution has no unique field to collide on');
-    return this.submit(stored, () => this.client.distributeFiat(body));
+    return this.submit(user, stored, () => this.client.distributeFiat(body));
   }
 
   async get(id: string): Promise<DistributionDto> {
@@ -159,7 +160,7 @@ export class DistributionsService implements OnModuleInit {
    * unreachable, our credentials refused) removes the PENDING record, freeing its paymentId, and
    * is the caller's answer (the idempotency key is released too).
    */
-  private async submit(stored: DistributionRecord, send: () => Promise<SuccessMessage>): Promise<DistributionDto> {
+  private async submit(user: AuthUser, stored: DistributionRecord, send: () => Promise<SuccessMessage>): Promise<DistributionDto> {
     let outcome: DistributionOutcome;
     try {
       const answer = await send();
@@ -176,7 +177,8 @@ export class DistributionsService implements OnModuleInit {
       outcome = failedOutcome(error);
       if (!(error instanceof ProviderError)) this.logger.error({ err: error, distributionId: stored.id }, 'unexpected error while sending a distribution');
     }
-    const recorded = await this.distributions.recordOutcome(stored.id, outcome);
+    const created = { kind: stored.kind, status: outcome.status, amount: stored.amount, currency: stored.currency };
+    const recorded = await this.distributions.recordOutcome(stored.id, outcome, auditEventOf(user, 'distribution.created', { type: 'distribution', id: stored.id }, { details: created }));
     this.logger.info({ distributionId: recorded.id, kind: recorded.kind, status: recorded.status }, 'distribution recorded');
     return this.toDto(recorded);
   }

@@ -43,6 +43,9 @@ export interface StatusChangeRecord {
   reason: string;
   detail: string | null;
   callbackId: string | null;
+  /** Who decided a manual transition (the token's `sub`) and their note; null for the service's own. */
+  actor: string | null;
+  note: string | null;
   at: Date;
 }
 
@@ -103,4 +106,26 @@ export interface OrderStatusEvent {
   status: OrderStatus;
   reason: string;
   at: string;
+}
+
+/** What a person may decide about an order the provider left undecided. */
+export const MANUAL_ORDER_OUTCOMES = ['SUCCEEDED', 'FAILED'] as const;
+export type ManualOrderOutcome = (typeof MANUAL_ORDER_OUTCOMES)[number];
+
+/** The person behind a manual change and the reason they gave. */
+export interface ManualActor {
+  actor: string;
+  note: string;
+}
+
+/** Which orders a manual resolution may move: these statuses, and PENDING once older than the window. */
+export interface ResolvableGuard {
+  statuses: readonly OrderStatus[];
+  pendingOlderThanSeconds: number;
+}
+
+/** A manual change that happened, and the event its streams are told. */
+export interface ManualOrderChange {
+  order: OrderRecord;
+  event: OrderStatusEvent;
 }

@@ -3,16 +3,20 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, Sse, type Mes
 import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { map, type Observable } from 'rxjs';
+import { auditEventOf, AuditService } from '../audit/audit.service';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { CreateOrderDto, ListOrdersQueryDto, OrderFilterQueryDto, OrderDetailDto, OrderDto, OrderPageDto, OrderStatusEventDto } from './orders.dto';
+import { CreateOrderDto, ExportOrdersQueryDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto, OrderStatusEventDto } from './orders.dto';
 import { OrdersService, provesNotSent } from './orders.service';
 
 @ApiTags('Pay-in orders')
 @Controller('v1/orders')
 export class OrdersController {
-  constructor(private readonly orders: OrdersService) {}
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly audit: AuditService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -41,20 +45,25 @@ export class OrdersController {
   @Auth('finance')
   @ApiOperation({
     summary: 'Export orders as CSV (finance)',
-    description: 'Same filters as the list, all pages, newest first. RFC 4180; cells a spreadsheet would run as formulas are prefixed with an apostrophe.',
+    description:
+      'Same filters as the list, all pages, newest first. RFC 4180; cells a spreadsheet would run as formulas are prefixed with an apostrophe. `bom=true` starts the file with a UTF-8 byte order mark, so that Excel shows accented names correctly. Every export is kept in the audit trail with its filters.',
   })
   @ApiProduces('text/csv')
   @ApiOkResponse({
     description: 'Streamed CSV, a header line then one line per order',
     content: { 'text/csv': { schema: { type: 'string', example: 'id,reference,createdAt,updatedAt,status,amount,currency,…\r\n' } } },
   })
-  async exportCsv(@CurrentUser() user: AuthUser, @Query() query: OrderFilterQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async exportCsv(@CurrentUser() user: AuthUser, @Query() query: ExportOrdersQueryDto, @Res() reply: FastifyReply): Promise<void> {
+    const { bom, ...filters } = query;
+    // Recorded before the first byte: an export that could not be audited does not happen.
+    await this.audit.record(auditEventOf(user, 'orders.exported', { type: 'orders_export', id: null }, { details: { filters, bom: bom === true } }));
+    const lines = this.orders.exportCsv(user, filters);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     await reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="orders-${stamp}.csv"`)
       .header('cache-control', 'no-store')
-      .send(Readable.from(this.orders.exportCsv(user, query)));
+      .send(Readable.from(bom ? withByteOrderMark(lines) : lines));
   }
 
   @Get(':id')
@@ -83,4 +92,10 @@ export class OrdersController {
       })),
     );
   }
+}
+
+/** U+FEFF first: Excel reads the file as UTF-8 only when it starts with the byte order mark. */
+async function* withByteOrderMark(lines: AsyncIterable<string>): AsyncGenerator<string> {
+  yield '\uFEFF';
+  yield* lines;
 }

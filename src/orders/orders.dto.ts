@@ -115,7 +115,7 @@ export class OrderStatusChangeDto {
   @ApiProperty({ enum: ORDER_STATUSES })
   status: OrderStatus;
 
-  @ApiProperty({ example: 'provider_accepted', description: 'created, provider_accepted, provider_rejected, provider_outcome_unknown, callback_success, callback_failure, expired, submission_interrupted' })
+  @ApiProperty({ example: 'provider_accepted', description: 'created, provider_accepted, provider_rejected, provider_outcome_unknown, callback_success, callback_failure, expired, submission_interrupted, manual_resolution, review_cleared' })
   reason: string;
 
   @ApiProperty({ nullable: true, type: String })
@@ -123,6 +123,12 @@ export class OrderStatusChangeDto {
 
   @ApiProperty({ nullable: true, type: String, format: 'uuid' })
   callbackId: string | null;
+
+  @ApiProperty({ nullable: true, type: String, example: null, description: 'Who decided a manual_resolution or review_cleared (token `sub`); shown to finance and admin only' })
+  actor: string | null;
+
+  @ApiProperty({ nullable: true, type: String, example: null, description: 'The note of a manual_resolution or review_cleared; shown to finance and admin only' })
+  note: string | null;
 
   @ApiProperty()
   at: string;
@@ -175,6 +181,14 @@ export class OrderFilterQueryDto extends PeriodQueryDto {
 }
 
 export class ListOrdersQueryDto extends IntersectionType(OrderFilterQueryDto, PageQueryDto) {}
+
+export class ExportOrdersQueryDto extends OrderFilterQueryDto {
+  @ApiPropertyOptional({ default: false, description: 'Start the file with a UTF-8 byte order mark (for Excel)' })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  bom?: boolean;
+}
 
 export class OrderStatusEventDto {
   @ApiProperty({ format: 'uuid' })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
 import { OrderExpiryScheduler } from './order-expiry.scheduler';
@@ -9,6 +10,7 @@ import { OrdersService } from './orders.service';
 @Module({
   controllers: [OrdersController],
   providers: [OrdersService, OrdersRepository, OrderEventsService, OrderExpiryScheduler, CallbackUrlsService],
-  exports: [OrdersService, CallbackUrlsService],
+  imports: [AuditModule],
+  exports: [OrdersService, CallbackUrlsService, OrdersRepository, OrderEventsService],
 })
 export class OrdersModule {}

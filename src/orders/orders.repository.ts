@@ -5,18 +5,24 @@ import type {
   CallbackOutcome,
   CallbackRecord,
   CallbackResult,
+  ManualActor,
+  ManualOrderChange,
+  ManualOrderOutcome,
   NewOrder,
   OrderFilter,
   OrderRecord,
   OrderStatus,
   OrderStatusEvent,
   PageRequest,
+  ResolvableGuard,
   StatusChangeRecord,
   SubmissionOutcome,
 } from './order.types';
 import { CALLBACK_DECIDABLE } from './order.types';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { linkIdempotentResource } from '../idempotency/idempotency.repository';
+import { appendAuditEvent } from '../audit/audit.repository';
+import type { NewAuditEvent } from '../audit/audit.types';
 
 type Tx = Prisma.TransactionClient;
 type OrderRow = Prisma.OrderGetPayload<object>;
@@ -217,11 +223,60 @@ export class OrdersRepository {
     reason: string,
     detail?: string,
     callbackId?: string,
+    by?: ManualActor,
   ): Promise<OrderStatusEvent> {
-    const change = await tx.orderStatusChange.create({ data: { orderId, fromStatus, toStatus, reason, detail, callbackId } });
+    const change = await tx.orderStatusChange.create({ data: { orderId, fromStatus, toStatus, reason, detail, callbackId, actor: by?.actor, note: by?.note } });
     const event: OrderStatusEvent = { orderId, changeId: String(change.id), fromStatus, status: toStatus, reason, at: change.at.toISOString() };
     await tx.$executeRaw`SELECT pg_notify(${ORDER_EVENTS_CHANNEL}, ${JSON.stringify(event)})`;
     return event;
+  }
+
+  /**
+   * A person decides an order the provider left undecided. The order row is locked, then moved by
+   * a guarded UPDATE: a callback committed first leaves nothing to move (undefined), so exactly one
+   * of them decides. The history entry, the audit event and the stream event commit together.
+   */
+  async resolveManually(
+    orderId: string,
+    outcome: ManualOrderOutcome,
+    guard: ResolvableGuard,
+    by: ManualActor,
+    audit: NewAuditEvent,
+  ): Promise<ManualOrderChange | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const current = await lockOrder(tx, orderId);
+      if (!current) return undefined;
+      const failureReason = outcome === 'FAILED' ? 'Decided FAILED by a person after checking with the provider (manual resolution)' : null;
+      const moved = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE orders SET status = ${outcome}::"OrderStatus", updated_at = now(),
+          failure_reason = COALESCE(${failureReason}, failure_reason)
+        WHERE id = ${orderId}::uuid
+          AND (status::text = ANY(${[...guard.statuses]}::text[])
+            OR (status = 'PENDING' AND created_at < now() - make_interval(secs => ${guard.pendingOlderThanSeconds})))
+        RETURNING id::text AS id`;
+      if (moved.length === 0) return undefined;
+      const fromStatus = current.status as OrderStatus;
+      const event = await this.recordChange(tx, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
+      await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
+      return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
+    }, TX_LIMITS);
+  }
+
+  /** Clears `needsReview` (guarded: only a flagged order moves), with its history entry and audit event. */
+  async clearReview(orderId: string, by: ManualActor, audit: NewAuditEvent): Promise<ManualOrderChange | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const current = await lockOrder(tx, orderId);
+      if (!current) return undefined;
+      const cleared = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE orders SET needs_review = false, updated_at = now()
+        WHERE id = ${orderId}::uuid AND needs_review
+        RETURNING id::text AS id`;
+      if (cleared.length === 0) return undefined;
+      const status = current.status as OrderStatus;
+      const event = await this.recordChange(tx, orderId, status, status, 'review_cleared', 'Reviewed by a person; the status is unchanged', undefined, by);
+      await appendAuditEvent(tx, { ...audit, details: { ...audit.details, status } });
+      return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
+    }, TX_LIMITS);
   }
 }
 

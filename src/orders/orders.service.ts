@@ -17,7 +17,7 @@ import { ProviderError, ProviderRejectedError } from '../provider/provider.error
 import type { PayinEnvelope } from '../provider/provider.types';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
-import { FINAL_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type OrderStatusEvent, type StatusChangeRecord, type SubmissionOutcome } from './order.types';
+import { FINAL_STATUSES, ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type OrderStatusEvent, type StatusChangeRecord, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ORDER_RESOURCE, OrdersRepository, type IncomingCallback } from './orders.repository';
@@ -72,7 +72,7 @@ export class OrdersService implements OnModuleInit {
       },
     });
     this.metrics.gaugeCollectedOnScrape('orders_by_status', 'Orders by status (all instances: read from the database)', ['status'], async () =>
-      (await this.orders.countByStatus()).map(({ status, count }) => ({ labels: { status }, value: count })),
+      zeroFilledByStatus(await this.orders.countByStatus()),
     );
   }
 
@@ -133,7 +133,8 @@ export class OrdersService implements OnModuleInit {
     const [history, callbacks] = await Promise.all([this.orders.history(order.id), this.orders.callbacksOf(order.id)]);
     return {
       ...this.toDto(order),
-      history: history.map((h) => ({ fromStatus: h.fromStatus, status: h.toStatus, reason: h.reason, detail: h.detail, callbackId: h.callbackId, at: h.at.toISOString() })),
+      // Who decided by hand, and why, is back-office information: a customer sees that it happened, not the notes.
+      history: history.map((h) => ({ fromStatus: h.fromStatus, status: h.toStatus, reason: h.reason, detail: h.detail, callbackId: h.callbackId, actor: canReadAll(user) ? h.actor : null, note: canReadAll(user) ? h.note : null, at: h.at.toISOString() })),
       callbacks: callbacks.map((c) => ({ id: c.id, outcome: c.outcome, result: c.result, receivedAt: c.receivedAt.toISOString() })),
     };
   }
@@ -296,3 +297,8 @@ function failedOutcome(error: unknown): SubmissionOutcome {
   return { status: 'UNKNOWN', detail: error instanceof ProviderError ? error.detail : 'The submission failed unexpectedly after it may have been sent' };
 }
 
+
+/** Every status, zero included: a series that vanishes at zero reads as "no data" on a dashboard. */
+function zeroFilledByStatus(counts: { status: OrderStatus; count: number }[]) {
+  return ORDER_STATUSES.map((status) => ({ labels: { status }, value: counts.find((c) => c.status === status)?.count ?? 0 }));
+}

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../auth/auth.decorator';
-import { SummaryDto, SummaryQueryDto } from './reports.dto';
+import { AttentionReportDto, SummaryDto, SummaryQueryDto } from './reports.dto';
 import { ReportsService } from './reports.service';
 
 @ApiTags('Finance')
@@ -15,5 +15,18 @@ export class ReportsController {
   @ApiOkResponse({ type: SummaryDto })
   summary(@Query() query: SummaryQueryDto): Promise<SummaryDto> {
     return this.reports.summary(query);
+  }
+
+  @Get('attention')
+  @Auth('finance')
+  @ApiOperation({
+    operationId: 'getAttentionReport',
+    summary: 'What waits for a person: undecided orders, card operations and distributions (finance, admin)',
+    description:
+      'Counts, and the 20 oldest of each queue, oldest first: orders UNKNOWN, EXPIRED, stale PENDING (older than the interrupted-work window) and flagged needsReview; card operations and distributions UNKNOWN. An admin decides them with the resolution routes; every decision is in GET /v1/audit-events.',
+  })
+  @ApiOkResponse({ type: AttentionReportDto })
+  attention(): Promise<AttentionReportDto> {
+    return this.reports.attention();
   }
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ReportsController } from './reports.controller';
-import { ReportsRepository } from './reports.repository';
+import { AttentionRepository, ReportsRepository } from './reports.repository';
 import { ReportsService } from './reports.service';
 
-@Module({ controllers: [ReportsController], providers: [ReportsService, ReportsRepository] })
+@Module({ controllers: [ReportsController], providers: [ReportsService, ReportsRepository, AttentionRepository] })
 export class ReportsModule {}

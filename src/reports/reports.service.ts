@@ -3,13 +3,18 @@ import { parseStoredDecimal } from '../common/money';
 import { periodOf } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
-import type { SummaryDto, SummaryQueryDto } from './reports.dto';
-import { ReportsRepository } from './reports.repository';
+import { interruptedAfterSeconds } from '../common/scheduled-job';
+import type { AttentionReportDto, SummaryDto, SummaryQueryDto } from './reports.dto';
+import { AttentionRepository, ReportsRepository, type AttentionQueue } from './reports.repository';
+
+/** How many of the oldest items each attention queue shows (the counts are complete). */
+export const ATTENTION_QUEUE_SIZE = 20;
 
 @Injectable()
 export class ReportsService {
   constructor(
     private readonly reports: ReportsRepository,
+    private readonly attentionQueues: AttentionRepository,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -25,5 +30,36 @@ export class ReportsService {
         return { status: row.status, currency: row.currency, count: row.count, total: rule ? parseStoredDecimal(row.total, rule).toString() : row.total };
       }),
     };
+  }
+
+  /** What waits for a person: each queue's count and its oldest items, oldest first. */
+  async attention(): Promise<AttentionReportDto> {
+    const window = interruptedAfterSeconds(this.config.provider.timeoutMs);
+    const rows = await this.attentionQueues.attention(ATTENTION_QUEUE_SIZE, window);
+    const amount = (value: string, currency: string) => {
+      const rule = this.config.currencies[currency];
+      return rule ? parseStoredDecimal(value, rule).toString() : value;
+    };
+    const queue = <R extends { createdAt: Date; updatedAt?: Date; amount: string | null; currency: string | null }>(q: AttentionQueue<R>) => ({
+      count: q.count,
+      oldest: q.oldest.map((row) => ({
+        ...row,
+        amount: row.amount !== null && row.currency !== null ? amount(row.amount, row.currency) : row.amount,
+        createdAt: row.createdAt.toISOString(),
+        ...(row.updatedAt ? { updatedAt: row.updatedAt.toISOString() } : {}),
+      })),
+    });
+    return {
+      generatedAt: new Date().toISOString(),
+      stalePendingAfterSeconds: window,
+      orders: {
+        unknown: queue(rows.orders.unknown),
+        expired: queue(rows.orders.expired),
+        stalePending: queue(rows.orders.stalePending),
+        needsReview: queue(rows.orders.needsReview),
+      },
+      cardOperations: { unknown: queue(rows.cardOperations.unknown) },
+      distributions: { unknown: queue(rows.distributions.unknown) },
+    } as AttentionReportDto;
   }
 }

@@ -225,6 +225,12 @@ export function registerPayInRoutes(app: FastifyInstance, ctx: SandboxContext): 
     state.counters.payInsAccepted++;
     log('pay-in accepted', { reference, order_id: orderId, wallet, behaviour });
 
+    if (behaviour === 'lost_answer') {
+      payIn.status = 'SUCCESS';
+      payIn.transaction_reference = `TR${randomDigits(12)}`;
+      return reply.code(502).type('text/html').send('<html>Bad Gateway</html>');
+    }
+
     if (behaviour === 'timeout') {
       const why = await hang(reply);
       if (why !== 'shutdown') scheduleOutcome(payIn, 'success');

@@ -11,7 +11,8 @@ export type TestWalletBehaviour =
   | 'server_error'
   | 'no_callback'
   | 'conflicting_callbacks'
-  | 'duplicate_callback';
+  | 'duplicate_callback'
+  | 'lost_answer';
 
 export const TEST_WALLETS = {
   /** Accepted (PROCESSING), then `successUrl` is called after `callbackDelayMs`. */
@@ -30,6 +31,8 @@ export const TEST_WALLETS = {
   CONFLICTING_CALLBACKS: '237600000007',
   /** Accepted, `successUrl` called twice (duplicate delivery). */
   DUPLICATE_CALLBACK: '237600000008',
+  /** Processed (the money moved), but answered 502 and never called back: UNKNOWN until a person decides. */
+  LOST_ANSWER: '237600000013',
 } as const;
 
 export type TestWallet = (typeof TEST_WALLETS)[keyof typeof TEST_WALLETS];
@@ -91,6 +94,14 @@ export const TEST_WALLET_LIST: readonly TestWalletInfo[] = [
     name: 'DUPLICATE_CALLBACK',
     behaviour: 'duplicate_callback',
     description: 'accepted, successUrl is called twice (the same payload, callbackDelayMs apart)',
+  },
+  {
+    wallet: TEST_WALLETS.LOST_ANSWER,
+    name: 'LOST_ANSWER',
+    behaviour: 'lost_answer',
+    description:
+      'processed (the pay-in is SUCCESS in GET /__sandbox/state, like a provider dashboard) but answered 502 text/html and never called back: ' +
+      'the order stays UNKNOWN until a person resolves it',
   },
 ];
 

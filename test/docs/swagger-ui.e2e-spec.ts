@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { customer } from '../support/orders-client';
@@ -15,6 +15,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const ARTIFACTS = resolve(__dirname, 'artifacts');
 const SCREENSHOT = resolve(ARTIFACTS, 'swagger-orders.png');
+const RESOLUTION_SCREENSHOT = resolve(ARTIFACTS, 'swagger-resolution.png');
 const SEEDED_ORDERS = 3;
 
 const chromiumAvailable = existsSync(CHROMIUM);
@@ -22,17 +23,20 @@ if (!chromiumAvailable) {
   console.warn(`Swagger UI browser test SKIPPED: ${CHROMIUM} does not exist (bash .ci/run installs it with apt-get install -y chromium; it could not here).`);
 }
 const itWithChromium = chromiumAvailable ? it : it.skip;
+let port: number;
 
 describe('the Swagger UI in a browser', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
   let browser: Browser | undefined;
   const seededIds: string[] = [];
+  let unknownOrderId: string;
 
   beforeAll(async () => {
     if (!chromiumAvailable) return;
     sandbox = await startTestSandbox();
     service = await startTestService(sandbox, {}, [], { listen: true });
+    port = service.config.port;
     // Accepted by the provider and never called back: they stay PROCESSING, newest of the database.
     const buyer = await customer(service);
     for (let i = 0; i < SEEDED_ORDERS; i++) {
@@ -40,6 +44,10 @@ describe('the Swagger UI in a browser', () => {
       if (res.status !== 201) throw new Error(`seeding an order answered ${res.status}: ${JSON.stringify(res.body)}`);
       seededIds.push(res.body.id);
     }
+    // Processed by the provider, whose answer was lost: UNKNOWN until a person decides.
+    const lost = await buyer.createOrder({ wallet: TEST_WALLETS.LOST_ANSWER, amount: '2500', description: 'Swagger UI lost answer' });
+    if (lost.body.status !== 'UNKNOWN') throw new Error(`seeding an UNKNOWN order answered ${lost.status}: ${JSON.stringify(lost.body)}`);
+    unknownOrderId = lost.body.id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
   }, 30_000);
 
@@ -54,15 +62,7 @@ describe('the Swagger UI in a browser', () => {
     const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
     page.setDefaultTimeout(10_000);
     try {
-      await page.goto(`http://127.0.0.1:${service.config.port}/docs`);
-
-      // Authorize: the bearer scheme's dialog, the token pasted without "Bearer ".
-      await page.locator('.auth-wrapper button.authorize').click();
-      const dialog = page.locator('.dialog-ux .modal-ux');
-      await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
-      await dialog.locator('button.modal-btn.authorize').click();
-      await dialog.locator('button.btn-done').click();
-      await dialog.waitFor({ state: 'detached' });
+      await openAuthorized(page, token);
 
       // GET /v1/orders: expand, "Try it out", "Execute".
       const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders"]') });
@@ -74,13 +74,8 @@ describe('the Swagger UI in a browser', () => {
       }
       await operation.locator('button.execute').click();
 
-      const live = operation.locator('.live-responses-table');
-      const status = live.locator('tbody .response .response-col_status').first();
-      await status.waitFor();
-      const body = live.locator('.response-col_description .highlight-code').first();
-      await body.waitFor();
-      const bodyText = await body.innerText();
-      expect((await status.innerText()).trim()).toBe('200');
+      const { status, body: bodyText } = await liveResponse(operation);
+      expect(status).toBe('200');
       for (const id of seededIds) expect(bodyText).toContain(id);
       expect(bodyText).toContain('PROCESSING');
 
@@ -95,4 +90,70 @@ describe('the Swagger UI in a browser', () => {
       await page.close();
     }
   }, 30_000);
+
+  itWithChromium('an admin resolves an UNKNOWN order with "Try it out" and finds it in the audit trail', async () => {
+    const token = await service.bearer('swagger-admin', 'admin');
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1800 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await openAuthorized(page, token);
+
+      // POST /v1/orders/{id}/resolution: the order id, an Idempotency-Key and the decision.
+      const resolution = page.locator('.opblock.opblock-post').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]') });
+      await resolution.locator('.opblock-summary').first().click();
+      await resolution.locator('button.try-out__btn').click();
+      await resolution.locator('tr[data-param-name="id"] input').fill(unknownOrderId);
+      await resolution.locator('tr[data-param-name="Idempotency-Key"] input').fill(`swagger-${unknownOrderId}`);
+      await resolution.locator('textarea.body-param__text').fill(JSON.stringify({ status: 'SUCCEEDED', note: 'Provider dashboard shows the payment settled' }, null, 2));
+      await resolution.locator('button.execute').click();
+
+      const answer = await liveResponse(resolution);
+      expect(answer.status).toBe('200');
+      expect(answer.body).toContain('manual_resolution');
+      expect(answer.body).toContain('swagger-admin');
+
+      await resolution.locator('.opblock-summary').first().evaluate((element) => element.scrollIntoView({ block: 'start' }));
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: RESOLUTION_SCREENSHOT });
+
+      // GET /v1/audit-events, filtered on the order: the decision with its actor and note.
+      const audit = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/audit-events"]') });
+      await audit.locator('.opblock-summary').first().click();
+      await audit.locator('button.try-out__btn').click();
+      for (const name of ['from', 'to']) await audit.locator(`tr[data-param-name="${name}"] input`).fill('');
+      await audit.locator('tr[data-param-name="actor"] input').fill('swagger-admin');
+      await audit.locator('tr[data-param-name="action"] select').selectOption('order.resolved');
+      await audit.locator('tr[data-param-name="resourceId"] input').fill(unknownOrderId);
+      await audit.locator('button.execute').click();
+      const found = await liveResponse(audit);
+      expect(found.status).toBe('200');
+      const trail = found.body;
+      expect(trail).toContain('order.resolved');
+      expect(trail).toContain(unknownOrderId);
+      expect(trail).toContain('Provider dashboard shows the payment settled');
+    } finally {
+      await page.close();
+    }
+  }, 40_000);
 });
+
+/** The Swagger UI with the bearer token set through "Authorize" (pasted without "Bearer "). */
+async function openAuthorized(page: Page, token: string) {
+  await page.goto(`http://127.0.0.1:${port}/docs`);
+  await page.locator('.auth-wrapper button.authorize').click();
+  const dialog = page.locator('.dialog-ux .modal-ux');
+  await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
+  await dialog.locator('button.modal-btn.authorize').click();
+  await dialog.locator('button.btn-done').click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+/** Status and body of the response an executed operation shows. */
+async function liveResponse(operation: Locator): Promise<{ status: string; body: string }> {
+  const live = operation.locator('.live-responses-table');
+  const status = live.locator('tbody .response .response-col_status').first();
+  await status.waitFor();
+  const body = live.locator('.response-col_description .highlight-code').first();
+  await body.waitFor();
+  return { status: (await status.innerText()).trim(), body: await body.innerText() };
+}

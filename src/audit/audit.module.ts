@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { AuditController } from './audit.controller';
+import { AuditRepository } from './audit.repository';
+import { AuditService } from './audit.service';
+
+/** The audit trail (merchant-api.md, "Deciding what the provider left undecided"). */
+@Module({ controllers: [AuditController], providers: [AuditService, AuditRepository], exports: [AuditService] })
+export class AuditModule {}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../database/prisma.service';
+import type { AuditAction, AuditEventRecord, AuditFilter, AuditPageRequest, AuditResourceType, NewAuditEvent } from './audit.types';
+
+type AuditRow = Prisma.AuditEventGetPayload<object>;
+
+/**
+ * Appends an event inside the caller's transaction, so that a decision and its audit event commit
+ * (or roll back) together. For other areas' repositories; nothing above the repositories sees it.
+ */
+export async function appendAuditEvent(tx: Prisma.TransactionClient, event: NewAuditEvent): Promise<AuditEventRecord> {
+  const row = await tx.auditEvent.create({ data: toData(event) });
+  return toRecord(row);
+}
+
+/** The audit trail: insert and read only (the table refuses UPDATE, DELETE and TRUNCATE by trigger). */
+@Injectable()
+export class AuditRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async append(event: NewAuditEvent): Promise<AuditEventRecord> {
+    return toRecord(await this.prisma.auditEvent.create({ data: toData(event) }));
+  }
+
+  async list(filter: AuditFilter, page: AuditPageRequest): Promise<AuditEventRecord[]> {
+    const where: Prisma.AuditEventWhereInput = {
+      ...(filter.actor ? { actor: filter.actor } : {}),
+      ...(filter.action ? { action: filter.action } : {}),
+      ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
+      ...(filter.from || filter.to ? { at: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+    };
+    const after = page.after;
+    const rows = await this.prisma.auditEvent.findMany({
+      where: after ? { AND: [where, { OR: [{ at: { lt: after.at } }, { at: after.at, id: { lt: after.id } }] }] } : where,
+      orderBy: [{ at: 'desc' }, { id: 'desc' }],
+      take: page.limit,
+    });
+    return rows.map(toRecord);
+  }
+}
+
+function toData(event: NewAuditEvent): Prisma.AuditEventCreateInput {
+  return {
+    actor: event.actor,
+    action: event.action,
+    resourceType: event.resourceType,
+    resourceId: event.resourceId,
+    requestId: event.requestId,
+    note: event.note,
+    ...(event.details ? { details: JSON.parse(JSON.stringify(event.details)) as Prisma.InputJsonValue } : {}),
+  };
+}
+
+function toRecord(row: AuditRow): AuditEventRecord {
+  return {
+    ...row,
+    action: row.action as AuditAction,
+    resourceType: row.resourceType as AuditResourceType,
+    details: (row.details ?? null) as Record<string, unknown> | null,
+  };
+}
