@@ -20,6 +20,9 @@ export class TooManyStreamsError extends DomainError {
 
 /** What an open stream carries: a status event, or a keep-alive for the proxies in between. */
 export type OrderStreamMessage = { kind: 'status'; event: OrderStatusEvent } | { kind: 'keepAlive' };
+const KEEP_ALIVE: OrderStreamMessage = { kind: 'keepAlive' };
+/** Into how many groups the keep-alives of one interval are spread. */
+const KEEP_ALIVE_SPREAD = 15;
 
 /** A place among the open streams, held from the request until the stream ends; released once. */
 export interface StreamSlot {
@@ -37,7 +40,10 @@ export interface StreamSlot {
 export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
   private open = 0;
   private readonly openPerUser = new Map<string, number>();
-  private readonly keepAlives = new Set<() => void>();
+  private readonly keepAliveGroups = Array.from({ length: KEEP_ALIVE_SPREAD }, () => new Set<() => void>());
+  private nextKeepAliveGroup = 0;
+  private keepAliveTick = 0;
+  private keepAliveCount = 0;
   private keepAliveTimer?: NodeJS.Timeout;
 
   constructor(
@@ -89,6 +95,9 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
    * and replayed after it, so none falls between; each is delivered once, by change id.
    */
   follow(order: OrderRecord, slot: StreamSlot): Observable<OrderStreamMessage> {
+    // Only these few fields stay with the stream, not the whole order record.
+    const orderId = order.id;
+    const unrecorded: OrderStatusEvent = { orderId, changeId: '0', fromStatus: null, status: order.status, reason: 'created', at: order.updatedAt.toISOString() };
     return new Observable<OrderStreamMessage>((subscriber) => {
       let position: bigint | undefined;
       let held: OrderStatusEvent[] | undefined = [];
@@ -106,39 +115,46 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
         deliver: (event) => (held ? held.push(event) : emit(event)),
         end: () => subscriber.complete(),
       };
-      const keepAlive = () => subscriber.next({ kind: 'keepAlive' });
-      const unwatch = this.events.watch(order.id, watcher);
-      this.addKeepAlive(keepAlive);
+      const unwatch = this.events.watch(orderId, watcher);
+      const stopKeepAlive = this.addKeepAlive(() => subscriber.next(KEEP_ALIVE));
       this.orders
-        .history(order.id)
+        .history(orderId)
         .then((history) => {
           const latest = history[history.length - 1];
           const arrived = held ?? [];
           held = undefined;
-          emit(latest ? statusEventOf(latest) : { orderId: order.id, changeId: '0', fromStatus: null, status: order.status, reason: 'created', at: order.updatedAt.toISOString() });
+          emit(latest ? statusEventOf(latest) : unrecorded);
           for (const event of arrived.sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
         })
         .catch((error: unknown) => subscriber.error(error));
       return () => {
         unwatch();
-        this.removeKeepAlive(keepAlive);
+        stopKeepAlive();
         slot.release();
       };
     });
   }
 
-  private addKeepAlive(keepAlive: () => void) {
-    this.keepAlives.add(keepAlive);
-    if (this.keepAliveTimer) return;
-    this.keepAliveTimer = setInterval(() => {
-      for (const send of this.keepAlives) send();
-    }, this.config.sse.keepAliveSeconds * 1000);
-    this.keepAliveTimer.unref();
-  }
-
-  private removeKeepAlive(keepAlive: () => void) {
-    this.keepAlives.delete(keepAlive);
-    if (this.keepAlives.size === 0) this.stopKeepAlive();
+  /**
+   * Streams are dealt round-robin into KEEP_ALIVE_SPREAD groups and the timer serves one group per
+   * tick, so each stream gets one comment per interval without writing to all of them at once.
+   */
+  private addKeepAlive(keepAlive: () => void): () => void {
+    const group = this.keepAliveGroups[this.nextKeepAliveGroup];
+    this.nextKeepAliveGroup = (this.nextKeepAliveGroup + 1) % KEEP_ALIVE_SPREAD;
+    group.add(keepAlive);
+    this.keepAliveCount++;
+    if (!this.keepAliveTimer) {
+      this.keepAliveTimer = setInterval(() => {
+        for (const send of this.keepAliveGroups[this.keepAliveTick]) send();
+        this.keepAliveTick = (this.keepAliveTick + 1) % KEEP_ALIVE_SPREAD;
+      }, (this.config.sse.keepAliveSeconds * 1000) / KEEP_ALIVE_SPREAD);
+      this.keepAliveTimer.unref();
+    }
+    return () => {
+      if (!group.delete(keepAlive)) return;
+      if (--this.keepAliveCount === 0) this.stopKeepAlive();
+    };
   }
 
   private stopKeepAlive() {
