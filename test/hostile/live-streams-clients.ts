@@ -3,18 +3,11 @@
  * connection (no keep-alive agent), so that the test process's heap is the service's alone.
  * Speaks with the parent over IPC: one request, one answer.
  */
-import { request as httpRequest } from 'node:http';
-
-interface Client {
-  status: number;
-  body: string;
-  ended: boolean;
-  destroy(): void;
-}
+import { openSseClient, type SseClient as Client } from './live-streams-sse-client';
 
 export type ClientsRequest =
   | { cmd: 'open'; port: number; orderId: string; tokens: string[]; concurrency: number }
-  | { cmd: 'waitAll'; until: 'snapshot' | 'keepAlive' | 'ended'; timeoutMs: number }
+  | { cmd: 'waitAll'; until: 'snapshot' | 'ended'; timeoutMs: number }
   | { cmd: 'report' }
   | { cmd: 'closeAll' };
 
@@ -27,31 +20,13 @@ export interface ClientReport {
 
 const clients: Client[] = [];
 
-function open(port: number, token: string, orderId: string): Promise<Client> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, path: `/v1/orders/${orderId}/events`, agent: false, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
-      (res) => {
-        res.setEncoding('utf8');
-        const client: Client = { status: res.statusCode ?? 0, body: '', ended: false, destroy: () => req.destroy() };
-        res.on('data', (chunk: string) => (client.body += chunk));
-        res.on('close', () => (client.ended = true));
-        resolve(client);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 function report(client: Client): ClientReport {
   const statuses = [...client.body.matchAll(/^data: (.*)$/gm)].map((m) => (JSON.parse(m[1]) as { status: string }).status);
   return { status: client.status, ended: client.ended, statuses, keepAlives: client.body.split(': keep-alive\n\n').length - 1 };
 }
 
-const reached: Record<'snapshot' | 'keepAlive' | 'ended', (c: Client) => boolean> = {
+const reached: Record<'snapshot' | 'ended', (c: Client) => boolean> = {
   snapshot: (c) => c.body.includes('event: status'),
-  keepAlive: (c) => c.body.includes(': keep-alive\n\n'),
   ended: (c) => c.ended,
 };
 
@@ -64,7 +39,7 @@ async function handle(message: ClientsRequest): Promise<unknown> {
         Array.from({ length: message.concurrency }, async () => {
           while (next < message.tokens.length) {
             const index = next++;
-            opened[index] = await open(message.port, message.tokens[index], message.orderId);
+            opened[index] = await openSseClient(message.port, message.tokens[index], message.orderId);
           }
         }),
       );
@@ -82,7 +57,7 @@ async function handle(message: ClientsRequest): Promise<unknown> {
     case 'report':
       return clients.map(report);
     case 'closeAll':
-      for (const client of clients) client.destroy();
+      for (const client of clients) client.close();
       return true;
   }
 }

@@ -1,5 +1,4 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -11,6 +10,7 @@ import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.ser
 import { customer, parseSse } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 import type { ClientReport, ClientsRequest } from './live-streams-clients';
+import { openSseClient as openStream, type SseClient as StreamClient } from './live-streams-sse-client';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -30,32 +30,6 @@ async function waitUntil(what: string, predicate: () => boolean, timeoutMs = 60_
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await sleep(25);
   }
-}
-
-/** A raw SSE client on its own connection (no keep-alive agent), as a browser tab would hold one. */
-interface StreamClient {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-  ended: boolean;
-  close(): void;
-}
-
-function openStream(port: number, token: string, orderId: string): Promise<StreamClient> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, path: `/v1/orders/${orderId}/events`, agent: false, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
-      (res) => {
-        res.setEncoding('utf8');
-        const client: StreamClient = { status: res.statusCode ?? 0, headers: res.headers, body: '', ended: false, close: () => req.destroy() };
-        res.on('data', (chunk: string) => (client.body += chunk));
-        res.on('close', () => (client.ended = true));
-        resolve(client);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 /** Opens `tokens.length` streams, `concurrency` connection attempts at a time (the listen backlog is finite). */
@@ -84,7 +58,7 @@ function startClientProcess() {
       child.once('message', (reply: { ok: boolean; answer?: T; error?: string }) => (reply.ok ? answer(reply.answer as T) : fail(new Error(reply.error))));
       child.send(request);
     });
-  const waitAll = async (until: 'snapshot' | 'keepAlive' | 'ended', timeoutMs = 60_000) => {
+  const waitAll = async (until: 'snapshot' | 'ended', timeoutMs = 60_000) => {
     if (!(await ask<boolean>({ cmd: 'waitAll', until, timeoutMs }))) throw new Error(`not every client reached "${until}" in ${timeoutMs} ms`);
   };
   return { ask, waitAll, stop: () => child.kill() };
