@@ -106,13 +106,6 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
     );
   }
 
-  /** Orders watched on this instance, and their watchers (for tests and metrics). */
-  watchedCounts(): { orders: number; watchers: number } {
-    let watchers = 0;
-    for (const set of this.watchers.values()) watchers += set.size;
-    return { orders: this.watchers.size, watchers };
-  }
-
   private route(event: OrderStatusEvent) {
     const watchers = this.watchers.get(event.orderId);
     if (!watchers) return;
