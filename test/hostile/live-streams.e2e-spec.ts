@@ -64,7 +64,7 @@ function startClientProcess() {
   return { ask, waitAll, stop: () => child.kill() };
 }
 
-const statusesOf = (client: StreamClient) => parseSse(client.body.replace(/^: keep-alive\n\n/gm, '')).map((e) => e.data?.status);
+const statusesOf = (client: StreamClient) => parseSse(client.body).map((e) => e.data?.status);
 
 async function timedGet(port: number, path: string): Promise<{ status: number; ms: number }> {
   const started = performance.now();
