@@ -125,4 +125,17 @@ describe('loadAppConfig', () => {
   it('strips a trailing slash from provider URLs', () => {
     expect(loadAppConfig({ PROVIDER_BASE_URL: 'https://p.example/' }).provider.baseUrl).toBe('https://p.example');
   });
+
+  it('reads the live-stream caps and keep-alive interval, with the contract defaults', () => {
+    expect(loadAppConfig({}).sse).toEqual({ maxStreamsPerUser: 20, maxStreams: 10_000, keepAliveSeconds: 15 });
+    expect(loadAppConfig({ SSE_MAX_STREAMS_PER_USER: '5', SSE_MAX_STREAMS: '300', SSE_KEEPALIVE_SECONDS: '2' }).sse).toEqual({
+      maxStreamsPerUser: 5,
+      maxStreams: 300,
+      keepAliveSeconds: 2,
+    });
+    expect(problemsOf({ SSE_MAX_STREAMS_PER_USER: '0' })[0]).toContain('SSE_MAX_STREAMS_PER_USER');
+    expect(problemsOf({ SSE_MAX_STREAMS: '-1' })[0]).toContain('SSE_MAX_STREAMS');
+    expect(problemsOf({ SSE_MAX_STREAMS: 'many' })[0]).toContain('SSE_MAX_STREAMS');
+    expect(problemsOf({ SSE_KEEPALIVE_SECONDS: '0' })[0]).toContain('SSE_KEEPALIVE_SECONDS');
+  });
 });

@@ -55,6 +55,15 @@ export interface AppConfig {
   publicRateLimitPerMinute: number;
   /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY): false, true, a hop count or addresses/CIDRs. */
   trustProxy: boolean | number | string[];
+  /** Live-status streams (GET /v1/orders/{id}/events) this instance holds open at once. */
+  sse: {
+    /** SSE_MAX_STREAMS_PER_USER: per user id, counted on this instance. */
+    maxStreamsPerUser: number;
+    /** SSE_MAX_STREAMS: all users together, on this instance. */
+    maxStreams: number;
+    /** SSE_KEEPALIVE_SECONDS: a comment line is written to every open stream this often. */
+    keepAliveSeconds: number;
+  };
 }
 
 /** Loads `./.env` into the environment when it exists: a development convenience for every entry point. */
@@ -206,6 +215,11 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     corsOrigins,
     publicRateLimitPerMinute: integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
+    sse: {
+      maxStreamsPerUser: integer('SSE_MAX_STREAMS_PER_USER', 20, 1, 10_000),
+      maxStreams: integer('SSE_MAX_STREAMS', 10_000, 1, 1_000_000),
+      keepAliveSeconds: integer('SSE_KEEPALIVE_SECONDS', 15, 1, 3_600),
+    },
   };
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;

@@ -1,30 +1,59 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
-import { Observable, Subject, filter } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
-import type { OrderStatusEvent } from './order.types';
-import { ORDER_EVENTS_CHANNEL } from './orders.repository';
+import type { OrderStatusEvent, StatusChangeRecord } from './order.types';
+import { ORDER_EVENTS_CHANNEL, OrdersRepository } from './orders.repository';
 
 const RECONNECT_DELAY_MS = 1_000;
+/** How often the one catch-up query of this instance runs while any order is watched. */
+export const CATCH_UP_INTERVAL_MS = 1_000;
+
+/** One consumer of an order's transitions, typically an open event stream. */
+export interface OrderWatcher {
+  /**
+   * The largest change id it has been given, from which the catch-up continues; undefined while
+   * it is still reading its snapshot (or when it wants notifications only).
+   */
+  readonly position: bigint | undefined;
+  /** May receive an event twice or out of order (notification and catch-up): deduplicate by changeId. */
+  deliver(event: OrderStatusEvent): void;
+  /** The instance is shutting down. */
+  end(): void;
+}
+
+export function statusEventOf(change: StatusChangeRecord): OrderStatusEvent {
+  return { orderId: change.orderId, changeId: String(change.id), fromStatus: change.fromStatus, status: change.toStatus, reason: change.reason, at: change.at.toISOString() };
+}
 
 /**
- * Order transitions as a stream, whichever instance committed them. The repository publishes each
- * with pg_notify inside its transaction; this service LISTENs on a dedicated connection. The
- * instance that made the change also hands it over directly, which is the only path on the
- * embedded database (PGlite has one backend, so a NOTIFY never reaches another connection).
- * Subscribers may therefore see an event twice and deduplicate by changeId.
+ * Order transitions, whichever instance committed them, handed to the watchers of that order
+ * through a map keyed by order id: an event costs work for its own order's watchers only.
+ *
+ * Three sources, all per instance and none per watcher:
+ * - the repository publishes each transition with pg_notify inside its transaction, and one
+ *   dedicated connection LISTENs for all of them;
+ * - the instance that made the change hands it over directly (publishLocal), which is the only
+ *   path on the embedded database (PGlite has one backend: a NOTIFY never reaches another
+ *   connection);
+ * - while anything is watched, one catch-up query every CATCH_UP_INTERVAL_MS reads the changes of
+ *   all watched orders past their watchers' positions: it covers a notification lost while the
+ *   listener reconnects and, on the embedded database, a change made by another instance.
  */
 @Injectable()
 export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
-  private readonly events = new Subject<OrderStatusEvent>();
+  private readonly watchers = new Map<string, Set<OrderWatcher>>();
   private client?: Client;
   private stopped = false;
   private reconnectTimer?: NodeJS.Timeout;
+  private catchUpTimer?: NodeJS.Timeout;
+  private catchingUp = false;
 
   constructor(
+    private readonly orders: OrdersRepository,
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
@@ -35,7 +64,10 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
 
   /** Ends every open event stream before the HTTP server closes, which waits for open responses. */
   beforeApplicationShutdown() {
-    this.events.complete();
+    this.stopped = true;
+    this.stopCatchUp();
+    for (const watchers of [...this.watchers.values()]) for (const watcher of [...watchers]) watcher.end();
+    this.watchers.clear();
   }
 
   async onApplicationShutdown() {
@@ -45,22 +77,90 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   }
 
   publishLocal(event: OrderStatusEvent | undefined) {
-    if (event) this.events.next(event);
+    if (event) this.route(event);
   }
 
+  /** Hands the order's transitions to `watcher` until the returned function is called. */
+  watch(orderId: string, watcher: OrderWatcher): () => void {
+    if (this.stopped) {
+      // Opened while the instance shuts down: it ends at once instead of holding the server open.
+      watcher.end();
+      return () => undefined;
+    }
+    let watchers = this.watchers.get(orderId);
+    if (!watchers) this.watchers.set(orderId, (watchers = new Set()));
+    watchers.add(watcher);
+    this.startCatchUp();
+    return () => {
+      const current = this.watchers.get(orderId);
+      if (!current?.delete(watcher)) return;
+      if (current.size === 0) this.watchers.delete(orderId);
+      if (this.watchers.size === 0) this.stopCatchUp();
+    };
+  }
+
+  /** The order's transitions as they are notified or published here (no catch-up), never ending. */
   forOrder(orderId: string): Observable<OrderStatusEvent> {
-    return this.events.pipe(filter((e) => e.orderId === orderId));
+    return new Observable<OrderStatusEvent>((subscriber) =>
+      this.watch(orderId, { position: undefined, deliver: (event) => subscriber.next(event), end: () => subscriber.complete() }),
+    );
+  }
+
+  private route(event: OrderStatusEvent) {
+    const watchers = this.watchers.get(event.orderId);
+    if (!watchers) return;
+    for (const watcher of [...watchers]) {
+      try {
+        watcher.deliver(event);
+      } catch (error) {
+        this.logger.error({ err: error, orderId: event.orderId }, 'an order event watcher failed');
+      }
+    }
+  }
+
+  private startCatchUp() {
+    if (this.catchUpTimer || this.stopped) return;
+    this.catchUpTimer = setInterval(() => void this.catchUp(), CATCH_UP_INTERVAL_MS);
+    this.catchUpTimer.unref();
+  }
+
+  private stopCatchUp() {
+    clearInterval(this.catchUpTimer);
+    this.catchUpTimer = undefined;
+  }
+
+  /** One query for every watched order; skipped while the previous one is still running. */
+  private async catchUp() {
+    if (this.catchingUp) return;
+    const positions: { orderId: string; afterChangeId: bigint }[] = [];
+    for (const [orderId, watchers] of this.watchers) {
+      let behindmost: bigint | undefined;
+      for (const { position } of watchers) if (position !== undefined && (behindmost === undefined || position < behindmost)) behindmost = position;
+      if (behindmost !== undefined) positions.push({ orderId, afterChangeId: behindmost });
+    }
+    if (positions.length === 0) return;
+    this.catchingUp = true;
+    try {
+      for (const change of await this.orders.changesAfter(positions)) this.route(statusEventOf(change));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'order events catch-up failed; retrying on the next tick');
+    } finally {
+      this.catchingUp = false;
+    }
   }
 
   private async listen() {
     const client = new Client({ connectionString: this.config.databaseUrl });
     client.on('notification', (message) => {
       if (message.channel !== ORDER_EVENTS_CHANNEL || !message.payload) return;
+      let event: OrderStatusEvent;
       try {
-        this.events.next(JSON.parse(message.payload) as OrderStatusEvent);
+        event = JSON.parse(message.payload) as OrderStatusEvent;
       } catch {
         this.logger.warn({ channel: message.channel }, 'unreadable order event');
+        return;
       }
+      this.route(event);
     });
     client.on('error', (error) => {
       this.logger.warn({ err: error }, 'order events connection lost; reconnecting');

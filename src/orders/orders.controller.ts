@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, Sse, type MessageEvent } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, Sse, SseSignal, type MessageEvent } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { map, type Observable } from 'rxjs';
@@ -79,17 +79,24 @@ export class OrdersController {
   @Auth()
   @ApiOperation({
     summary: 'Live status (Server-Sent Events)',
-    description: 'A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED.',
+    description:
+      'A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED. A comment line (`: keep-alive`) every SSE_KEEPALIVE_SECONDS (15 s) keeps idle proxies from cutting it. At most SSE_MAX_STREAMS_PER_USER streams per user and SSE_MAX_STREAMS per instance are open at once; beyond, 429 with Retry-After.',
   })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ type: OrderStatusEventDto, description: 'text/event-stream of `status` events whose data is this object' })
-  async events(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<Observable<MessageEvent>> {
-    return (await this.orders.statusEvents(user, id)).pipe(
-      map((event) => ({
-        type: 'status',
-        id: event.changeId,
-        data: { orderId: event.orderId, status: event.status, fromStatus: event.fromStatus, reason: event.reason, at: event.at },
-      })),
+  @ApiNotFoundResponse({ description: 'No such order, or not yours' })
+  @ApiTooManyRequestsResponse({ description: 'Too many open streams for this user or this instance (Retry-After); close one or retry later' })
+  async events(@CurrentUser() user: AuthUser, @Param('id') id: string, @SseSignal() ended: AbortSignal): Promise<Observable<MessageEvent>> {
+    return (await this.orders.statusEvents(user, id, ended)).pipe(
+      map((message): MessageEvent => {
+        if (message.kind === 'keepAlive') return { comment: 'keep-alive' };
+        const { event } = message;
+        return {
+          type: 'status',
+          id: event.changeId,
+          data: { orderId: event.orderId, status: event.status, fromStatus: event.fromStatus, reason: event.reason, at: event.at },
+        };
+      }),
     );
   }
 }

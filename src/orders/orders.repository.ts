@@ -191,6 +191,27 @@ export class OrdersRepository {
     return rows.map((r) => ({ ...r, fromStatus: r.fromStatus as OrderStatus | null, toStatus: r.toStatus as OrderStatus }));
   }
 
+  /**
+   * The live streams' catch-up: in one statement, the changes of every watched order after the
+   * position its streams have reached. Per-order positions, not one global one: change ids are
+   * taken before commit, so a smaller id can become visible after a larger one, but never within
+   * one order, whose changes are made with its row locked.
+   */
+  async changesAfter(positions: { orderId: string; afterChangeId: bigint }[]): Promise<StatusChangeRecord[]> {
+    if (positions.length === 0) return [];
+    const orderIds = positions.map((p) => p.orderId);
+    const afterIds = positions.map((p) => p.afterChangeId.toString());
+    const rows = await this.prisma.$queryRaw<
+      { id: bigint; orderId: string; fromStatus: string | null; toStatus: string; reason: string; detail: string | null; callbackId: string | null; actor: string | null; note: string | null; at: Date }[]
+    >`
+      SELECT c.id, c.order_id::text AS "orderId", c.from_status::text AS "fromStatus", c.to_status::text AS "toStatus",
+             c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at
+      FROM unnest(${orderIds}::uuid[], ${afterIds}::bigint[]) AS watched(order_id, after_id)
+      JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
+      ORDER BY c.id`;
+    return rows.map((r) => ({ ...r, id: BigInt(r.id), fromStatus: r.fromStatus as OrderStatus | null, toStatus: r.toStatus as OrderStatus }));
+  }
+
   async callbacksOf(orderId: string): Promise<CallbackRecord[]> {
     const rows = await this.prisma.providerCallback.findMany({ where: { orderId }, orderBy: { receivedAt: 'asc' } });
     return rows.map(toCallback);

@@ -17,12 +17,12 @@ import { ProviderError, ProviderRejectedError } from '../provider/provider.error
 import type { PayinEnvelope } from '../provider/provider.types';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
-import { FINAL_STATUSES, ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type OrderStatusEvent, type StatusChangeRecord, type SubmissionOutcome } from './order.types';
+import { OrderStreams, type OrderStreamMessage } from './order-streams';
+import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ORDER_RESOURCE, OrdersRepository, type IncomingCallback } from './orders.repository';
 
-export const EVENTS_POLL_INTERVAL_MS = 1_000;
 const EXPORT_BATCH_SIZE = 1_000;
 const CSV_COLUMNS = [
   'id',
@@ -55,6 +55,7 @@ export class OrdersService implements OnModuleInit {
     private readonly payin: PayinClient,
     private readonly callbackUrls: CallbackUrlsService,
     private readonly events: OrderEventsService,
+    private readonly streams: OrderStreams,
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly metrics: MetricsService,
@@ -171,53 +172,22 @@ export class OrdersService implements OnModuleInit {
   }
 
   /**
-   * `status` events for one order: the current status first, then each transition, ending after
-   * a final one. Transitions are buffered from before the snapshot is read, so none falls between.
+   * The live status stream of one order. Its place among the open streams is taken first, so a
+   * caller over the caps costs no database work; it is released once, whichever way the stream
+   * ends: `released` (aborted when the response ends, also if the client leaves before the stream
+   * starts), the stream's own end, or a refusal here.
    */
-  async statusEvents(user: AuthUser, id: string): Promise<Observable<OrderStatusEvent>> {
-    // Checked before the stream opens, so that a stranger gets a 404 rather than an empty 200 stream.
-    await this.findVisible(user, id);
-    return new Observable<OrderStatusEvent>((subscriber) => {
-      let lastChangeId = -1n;
-      let ready = false;
-      const buffered: OrderStatusEvent[] = [];
-      const emit = (event: OrderStatusEvent) => {
-        const changeId = BigInt(event.changeId);
-        if (changeId <= lastChangeId) return;
-        lastChangeId = changeId;
-        subscriber.next(event);
-        if (FINAL_STATUSES.includes(event.status)) subscriber.complete();
-      };
-      const live = this.events.forOrder(id).subscribe({
-        next: (event) => (ready ? emit(event) : buffered.push(event)),
-        complete: () => subscriber.complete(),
-      });
-      // Safety net under the notifications: a NOTIFY lost while the listener reconnects, or never
-      // delivered (the embedded database has one session), is caught up from the history table.
-      const poll = setInterval(() => {
-        if (!ready) return;
-        this.orders
-          .history(id)
-          .then((history) => {
-            for (const change of history) if (change.id > lastChangeId) emit(toEvent(change));
-          })
-          .catch(() => undefined);
-      }, EVENTS_POLL_INTERVAL_MS);
-      poll.unref();
-      this.findVisible(user, id)
-        .then(async (order) => {
-          const history = await this.orders.history(order.id);
-          const latest = history[history.length - 1];
-          emit(latest ? { ...toEvent(latest), status: order.status } : { orderId: order.id, changeId: '0', fromStatus: null, status: order.status, reason: 'created', at: order.updatedAt.toISOString() });
-          ready = true;
-          for (const event of buffered.splice(0).sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
-        })
-        .catch((error: unknown) => subscriber.error(error));
-      return () => {
-        live.unsubscribe();
-        clearInterval(poll);
-      };
-    });
+  async statusEvents(user: AuthUser, id: string, released?: AbortSignal): Promise<Observable<OrderStreamMessage>> {
+    const slot = this.streams.reserve(user.id);
+    if (released?.aborted) slot.release();
+    else released?.addEventListener('abort', () => slot.release(), { once: true });
+    try {
+      // Checked before the stream opens, so that a stranger gets a 404 rather than an empty 200 stream.
+      return this.streams.follow(await this.findVisible(user, id), slot);
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
   }
 
   /** For the callbacks area: stores and applies a provider callback, then tells the listeners. */
@@ -265,10 +235,6 @@ function filterFor(user: AuthUser, query: ListOrdersQueryDto): OrderFilter {
     ...periodOf(query),
     needsReview: query.needsReview,
   };
-}
-
-function toEvent(change: StatusChangeRecord): OrderStatusEvent {
-  return { orderId: change.orderId, changeId: String(change.id), fromStatus: change.fromStatus, status: change.toStatus, reason: change.reason, at: change.at.toISOString() };
 }
 
 function acceptedOutcome(envelope: PayinEnvelope): SubmissionOutcome {

@@ -29,11 +29,11 @@ export async function waitForOrder(service: TestService, token: string, id: stri
   }
 }
 
-/** Parses a text/event-stream body into its events. */
+/** Parses a text/event-stream body into its events (comment lines, such as keep-alives, are not events). */
 export function parseSse(text: string): { event?: string; id?: string; data: any }[] {
   return text
     .split('\n\n')
-    .filter((block) => block.trim())
+    .filter((block) => block.split('\n').some((line) => line.trim() && !line.startsWith(':')))
     .map((block) => {
       const fields: Record<string, string> = {};
       for (const line of block.split('\n')) {

@@ -1,0 +1,164 @@
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import { DomainError } from '../common/domain-error';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { MetricsService } from '../metrics/metrics.service';
+import { OrderEventsService, statusEventOf, type OrderWatcher } from './order-events.service';
+import { FINAL_STATUSES, type OrderRecord, type OrderStatusEvent } from './order.types';
+import { OrdersRepository } from './orders.repository';
+
+/** A stream lasts until its order is decided, which may take hours: the client is told to come back a little later. */
+export const STREAM_RETRY_AFTER_SECONDS = 10;
+
+export class TooManyStreamsError extends DomainError {
+  readonly status = 429;
+  readonly code = 'too_many_streams';
+  readonly title = 'Too many open live streams';
+  override readonly headers = { 'retry-after': String(STREAM_RETRY_AFTER_SECONDS) };
+}
+
+/** What an open stream carries: a status event, or a keep-alive for the proxies in between. */
+export type OrderStreamMessage = { kind: 'status'; event: OrderStatusEvent } | { kind: 'keepAlive' };
+const KEEP_ALIVE: OrderStreamMessage = { kind: 'keepAlive' };
+/** Into how many groups the keep-alives of one interval are spread. */
+const KEEP_ALIVE_SPREAD = 15;
+
+/** A place among the open streams, held from the request until the stream ends; released once. */
+export interface StreamSlot {
+  release(): void;
+}
+
+/**
+ * The live status streams of this instance: their places (per user and in total, counted in
+ * this process: see the README for why not across instances), one keep-alive timer for all of
+ * them, and each stream's own state, kept small: a stream is a watcher in OrderEventsService's
+ * map, a position and a keep-alive entry. Once its snapshot is read, an idle stream does no
+ * database work; the catch-up query is shared by all streams of the instance.
+ */
+@Injectable()
+export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
+  private open = 0;
+  private readonly openPerUser = new Map<string, number>();
+  private readonly keepAliveGroups = Array.from({ length: KEEP_ALIVE_SPREAD }, () => new Set<() => void>());
+  private nextKeepAliveGroup = 0;
+  private keepAliveTick = 0;
+  private keepAliveCount = 0;
+  private keepAliveTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly events: OrderEventsService,
+    private readonly orders: OrdersRepository,
+    private readonly metrics: MetricsService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit() {
+    this.metrics.gaugeCollectedOnScrape('order_event_streams_open', 'Live order status streams open on this instance', [], async () => [{ labels: {}, value: this.open }]);
+  }
+
+  onApplicationShutdown() {
+    this.stopKeepAlive();
+  }
+
+  /** Counts of open streams on this instance, in total and for one user. */
+  openStreams(userId?: string): number {
+    return userId === undefined ? this.open : (this.openPerUser.get(userId) ?? 0);
+  }
+
+  /** Takes a place for a new stream of `userId`, or refuses with 429 when a cap is reached. */
+  reserve(userId: string): StreamSlot {
+    const { maxStreamsPerUser, maxStreams } = this.config.sse;
+    const ofUser = this.openPerUser.get(userId) ?? 0;
+    if (ofUser >= maxStreamsPerUser) {
+      throw new TooManyStreamsError(`At most ${maxStreamsPerUser} live streams per user may be open at once; close one or retry later.`);
+    }
+    if (this.open >= maxStreams) throw new TooManyStreamsError('This instance holds as many live streams as it allows; retry later.');
+    this.open++;
+    this.openPerUser.set(userId, ofUser + 1);
+    let held = true;
+    return {
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.open--;
+        const left = (this.openPerUser.get(userId) ?? 1) - 1;
+        if (left > 0) this.openPerUser.set(userId, left);
+        else this.openPerUser.delete(userId);
+      },
+    };
+  }
+
+  /**
+   * The order's current status (one history read), then each transition, ending after a final
+   * one, with keep-alives in between. Transitions arriving while the snapshot is read are held
+   * and replayed after it, so none falls between; each is delivered once, by change id.
+   */
+  follow(order: OrderRecord, slot: StreamSlot): Observable<OrderStreamMessage> {
+    // Only these few fields stay with the stream, not the whole order record.
+    const orderId = order.id;
+    const unrecorded: OrderStatusEvent = { orderId, changeId: '0', fromStatus: null, status: order.status, reason: 'created', at: order.updatedAt.toISOString() };
+    return new Observable<OrderStreamMessage>((subscriber) => {
+      let position: bigint | undefined;
+      let held: OrderStatusEvent[] | undefined = [];
+      const emit = (event: OrderStatusEvent) => {
+        const changeId = BigInt(event.changeId);
+        if (position !== undefined && changeId <= position) return;
+        position = changeId;
+        subscriber.next({ kind: 'status', event });
+        if (FINAL_STATUSES.includes(event.status)) subscriber.complete();
+      };
+      const watcher: OrderWatcher = {
+        get position() {
+          return held ? undefined : position;
+        },
+        deliver: (event) => (held ? held.push(event) : emit(event)),
+        end: () => subscriber.complete(),
+      };
+      const unwatch = this.events.watch(orderId, watcher);
+      const stopKeepAlive = this.addKeepAlive(() => subscriber.next(KEEP_ALIVE));
+      this.orders
+        .history(orderId)
+        .then((history) => {
+          const latest = history[history.length - 1];
+          const arrived = held ?? [];
+          held = undefined;
+          emit(latest ? statusEventOf(latest) : unrecorded);
+          for (const event of arrived.sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
+        })
+        .catch((error: unknown) => subscriber.error(error));
+      return () => {
+        unwatch();
+        stopKeepAlive();
+        slot.release();
+      };
+    });
+  }
+
+  /**
+   * Streams are dealt round-robin into KEEP_ALIVE_SPREAD groups and the timer serves one group per
+   * tick, so each stream gets one comment per interval without writing to all of them at once.
+   */
+  private addKeepAlive(keepAlive: () => void): () => void {
+    const group = this.keepAliveGroups[this.nextKeepAliveGroup];
+    this.nextKeepAliveGroup = (this.nextKeepAliveGroup + 1) % KEEP_ALIVE_SPREAD;
+    group.add(keepAlive);
+    this.keepAliveCount++;
+    if (!this.keepAliveTimer) {
+      this.keepAliveTimer = setInterval(() => {
+        for (const send of this.keepAliveGroups[this.keepAliveTick]) send();
+        this.keepAliveTick = (this.keepAliveTick + 1) % KEEP_ALIVE_SPREAD;
+      }, (this.config.sse.keepAliveSeconds * 1000) / KEEP_ALIVE_SPREAD);
+      this.keepAliveTimer.unref();
+    }
+    return () => {
+      if (!group.delete(keepAlive)) return;
+      if (--this.keepAliveCount === 0) this.stopKeepAlive();
+    };
+  }
+
+  private stopKeepAlive() {
+    clearInterval(this.keepAliveTimer);
+    this.keepAliveTimer = undefined;
+  }
+}
