@@ -38,8 +38,14 @@ export class CardsRepository {
 
   // ------------------------------------------------------------------ card users
 
-  async createCardUser(user: NewCardUser): Promise<CardUserRecord> {
-    return toCardUser(await this.prisma.cardUser.create({ data: user }));
+  /** undefined when the provider's user_id or reference is already stored (unique violation). */
+  async createCardUser(user: NewCardUser): Promise<CardUserRecord | undefined> {
+    try {
+      return toCardUser(await this.prisma.cardUser.create({ data: user }));
+    } catch (error) {
+      if ((error as { code?: unknown })?.code === 'P2002') return undefined;
+      throw error;
+    }
   }
 
   async findCardUser(id: string): Promise<CardUserRecord | undefined> {
