@@ -10,6 +10,7 @@ export interface InjectedAnswer {
   contentType: string;
   body: any;
   raw: string;
+  headers: Record<string, string | string[] | number | undefined>;
 }
 
 /**
@@ -35,7 +36,7 @@ export async function inject(service: TestService, options: { method: 'GET' | 'P
   } catch {
     body = undefined;
   }
-  return { status: res.statusCode, contentType, body, raw: res.body };
+  return { status: res.statusCode, contentType, body, raw: res.body, headers: res.headers };
 }
 
 /** Sends a JSON body (serialised with JSON.stringify, which keeps `__proto__` own keys). */
