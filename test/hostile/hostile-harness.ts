@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { SandboxOptions } from '../../src/sandbox/sandbox.options';
 import type { TestService } from '../support/test-service';
 import { startLinkHosts, type LinkHosts } from '../wallet-links/link-hosts';
 
@@ -17,8 +18,8 @@ export interface InjectedAnswer {
  * The whole service (orders, cards, wallet links, distributions) with both provider hosts, and
  * requests sent through Fastify's `inject`: no socket, so thousands of cases stay fast.
  */
-export async function startHostileHosts(env: Record<string, string> = {}): Promise<LinkHosts> {
-  return startLinkHosts(env);
+export async function startHostileHosts(env: Record<string, string> = {}, sandboxOptions: SandboxOptions = {}): Promise<LinkHosts> {
+  return startLinkHosts(env, sandboxOptions);
 }
 
 /** Sends one request in-process; the body is sent as the exact JSON text given (or any string). */
