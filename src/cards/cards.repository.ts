@@ -1,4 +1,5 @@
 import { markInterruptedUnknown } from '../database/interrupted-work';
+import { isUniqueViolation } from '../database/unique-violation';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
@@ -43,7 +44,7 @@ export class CardsRepository {
     try {
       return toCardUser(await this.prisma.cardUser.create({ data: user }));
     } catch (error) {
-      if ((error as { code?: unknown })?.code === 'P2002') return undefined;
+      if (isUniqueViolation(error)) return undefined;
       throw error;
     }
   }

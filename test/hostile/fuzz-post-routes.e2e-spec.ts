@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { cardUserRequest } from '../support/cards-factories';
 import { orderRequest } from '../support/provider-factories';
-import { apiUser, uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
+import { uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
 import { fuzzParameters, hostileBody, hostileUrlText, printStatusTally, sendAndCheck } from './fuzz-arbitraries';
-import { postJson, startHostileHosts } from './hostile-harness';
+import { postJson, seedCustomer, startHostileHosts } from './hostile-harness';
 
 /**
  * Property-based fuzzing of every POST route (issue 10): near-valid bodies (one to three fields
@@ -29,25 +29,13 @@ describe('fuzz: every POST route', () => {
   beforeAll(async () => {
     // Budgets out of the way: thousands of valid bodies reach the provider on purpose.
     hosts = await startHostileHosts({ PROVIDER_AGENT_HOURLY_LIMIT: '1000000' }, { agentHourlyLimit: 1_000_000 });
-    const owner = await apiUser(hosts.service);
-    customer = owner.token;
+    const seeded = await seedCustomer(hosts, { phones: ['650300001', '650300002', '650300003'], cards: 2, balance: '1000000' });
+    customer = seeded.token;
+    matricules = seeded.matricules;
+    cardUserId = seeded.cardUserId;
+    const cards = seeded.cardIds;
     stranger = await hosts.service.bearer(`cust_${randomUUID().slice(0, 8)}`);
     admin = await hosts.service.bearer(`adm_${randomUUID().slice(0, 6)}`, 'admin');
-    matricules = [];
-    for (const phone of ['650300001', '650300002', '650300003']) {
-      const res = await owner.createLink({ email: uniqueLinkEmail('benef'), phone, phoneCountry: '+237' });
-      expect(res.status).toBe(201);
-      matricules.push(res.body.matricule);
-    }
-    const user = await postJson(hosts.service, '/v1/card-users', customer, cardUserRequest());
-    expect(user.status).toBe(201);
-    cardUserId = user.body.id;
-    const cards: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const card = await postJson(hosts.service, `/v1/card-users/${cardUserId}/cards`, customer, { balance: '1000000', currency: 'XAF' });
-      expect(card.status).toBe(201);
-      cards.push(card.body.id);
-    }
     [cardId, terminatedCardId] = cards;
     expect((await postJson(hosts.service, `/v1/cards/${terminatedCardId}/terminate`, customer, {})).status).toBe(200);
   });

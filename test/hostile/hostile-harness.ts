@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { SandboxOptions } from '../../src/sandbox/sandbox.options';
 import type { TestService } from '../support/test-service';
-import { startLinkHosts, type LinkHosts } from '../wallet-links/link-hosts';
+import { cardUserRequest } from '../support/cards-factories';
+import { apiUser, startLinkHosts, uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
 
 export const PROBLEM_JSON = /^application\/problem\+json/;
 
@@ -52,4 +53,27 @@ export function problemShapeFailure(answer: InjectedAnswer): string | undefined 
   if (answer.body.status !== answer.status) return `status member ${answer.body.status}`;
   if (typeof answer.body.code !== 'string' || !answer.body.code) return 'no code';
   return undefined;
+}
+
+/**
+ * What the hostile specs aim at: a customer with linked wallets (their matricules), one card user
+ * and `cards` cards of it with `balance` XAF each.
+ */
+export async function seedCustomer(hosts: LinkHosts, options: { phones: string[]; cards: number; balance: string }) {
+  const owner = await apiUser(hosts.service);
+  const matricules: string[] = [];
+  for (const phone of options.phones) {
+    const res = await owner.createLink({ email: uniqueLinkEmail('benef'), phone, phoneCountry: '+237' });
+    if (res.status !== 201) throw new Error(`wallet link failed: ${res.status} ${JSON.stringify(res.body)}`);
+    matricules.push(res.body.matricule);
+  }
+  const user = await postJson(hosts.service, '/v1/card-users', owner.token, cardUserRequest());
+  if (user.status !== 201) throw new Error(`card user creation failed: ${user.status} ${user.raw}`);
+  const cardIds: string[] = [];
+  for (let i = 0; i < options.cards; i++) {
+    const card = await postJson(hosts.service, `/v1/card-users/${user.body.id}/cards`, owner.token, { balance: options.balance, currency: 'XAF' });
+    if (card.status !== 201) throw new Error(`card creation failed: ${card.status} ${card.raw}`);
+    cardIds.push(card.body.id);
+  }
+  return { owner, token: owner.token, matricules, cardUserId: user.body.id as string, cardIds };
 }

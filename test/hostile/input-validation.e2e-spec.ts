@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { cardUserRequest } from '../support/cards-factories';
 import { orderRequest } from '../support/provider-factories';
-import { apiUser, uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
-import { inject, postJson, problemShapeFailure, startHostileHosts, type InjectedAnswer } from './hostile-harness';
+import { uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
+import { inject, postJson, problemShapeFailure, seedCustomer, startHostileHosts, type InjectedAnswer } from './hostile-harness';
 
 /**
  * Hostile text and structure, route by route: every one is a 400 problem+json naming the field,
@@ -25,22 +25,13 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
 
   beforeAll(async () => {
     hosts = await startHostileHosts();
-    const owner = await apiUser(hosts.service);
-    customerToken = owner.token;
+    const seeded = await seedCustomer(hosts, { phones: ['650200001', '650200002'], cards: 1, balance: '5000' });
+    customerToken = seeded.token;
+    matricules = seeded.matricules;
+    cardUserId = seeded.cardUserId;
+    cardId = seeded.cardIds[0];
     adminToken = await hosts.service.bearer(`adm_${randomUUID().slice(0, 6)}`, 'admin');
     financeToken = await hosts.service.bearer(`fin_${randomUUID().slice(0, 6)}`, 'finance');
-    matricules = [];
-    for (const phone of ['650200001', '650200002']) {
-      const res = await owner.createLink({ email: uniqueLinkEmail('benef'), phone, phoneCountry: '+237' });
-      expect(res.status).toBe(201);
-      matricules.push(res.body.matricule);
-    }
-    const user = await postJson(hosts.service, '/v1/card-users', customerToken, cardUserRequest());
-    expect(user.status).toBe(201);
-    cardUserId = user.body.id;
-    const card = await postJson(hosts.service, `/v1/card-users/${cardUserId}/cards`, customerToken, { balance: '5000', currency: 'XAF' });
-    expect(card.status).toBe(201);
-    cardId = card.body.id;
   });
   afterAll(async () => {
     await hosts?.close();
