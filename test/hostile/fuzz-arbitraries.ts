@@ -13,18 +13,18 @@ import { inject, problemShapeFailure, type InjectedAnswer } from './hostile-harn
 export const FUZZ_RUNS = Math.max(2000, Number(process.env.FUZZ_RUNS) || 0);
 
 /**
- * A fixed seed per property, so CI is reproducible; FUZZ_SEED changes them all (fast-check prints
- * the seed and the path of a failure: rerun with FUZZ_SEED and the printed seed... see README).
+ * A fixed seed per property (derived from its name), so CI is reproducible. `FUZZ_SEED` replaces
+ * it for every property: give it the seed fast-check printed with a failure (and `FUZZ_PATH` the
+ * printed path to replay just the counterexample), or any number for a new hunt.
  */
 export function seedFor(property: string): number {
-  const base = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : 20261123;
-  const offset = createHash('sha256').update(property).digest().readInt32BE(0);
-  return (base ^ offset) | 0;
+  if (process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== '') return Number(process.env.FUZZ_SEED) | 0;
+  return createHash('sha256').update(property).digest().readInt32BE(0);
 }
 
-/** fast-check parameters of one property: its seed (printed on failure with the counterexample). */
+/** fast-check parameters of one property: fast-check prints the seed and path of a failure. */
 export function fuzzParameters(property: string): fc.Parameters<unknown> {
-  return { numRuns: FUZZ_RUNS, seed: seedFor(property) };
+  return { numRuns: FUZZ_RUNS, seed: seedFor(property), ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}) };
 }
 
 // ----------------------------------------------------------------------------------- values
