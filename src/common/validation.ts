@@ -4,7 +4,6 @@ import { ValidationFailedError, type FieldError } from './domain-error';
 
 // Where `@Type(() => X)` is recorded; class-transformer does not declare this module's types
 // (@nestjs/mapped-types reads it the same way).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
   defaultMetadataStorage: { findTypeMetadata(target: object, propertyName: string): { typeFunction(): unknown } | undefined };
 };
