@@ -3,6 +3,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTP
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { UnauthenticatedError } from '../common/domain-error';
+import { unsafeTextReason } from '../common/validation';
 import { DEFAULT_ROLES, ROLES, isRole, type AuthUser, type Role } from './auth.types';
 
 const HMAC_ALGORITHMS = ['HS256'];
@@ -87,8 +88,8 @@ function isKeySetUnavailable(error: unknown): boolean {
 }
 
 function readSubject(payload: JWTPayload): string {
-  if (typeof payload.sub !== 'string' || payload.sub.trim() === '') {
-    throw new UnauthenticatedError(`${TOKEN_MESSAGES.invalid}: "sub" must be a non-empty string`);
+  if (typeof payload.sub !== 'string' || payload.sub.trim() === '' || unsafeTextReason(payload.sub)) {
+    throw new UnauthenticatedError(`${TOKEN_MESSAGES.invalid}: "sub" must be a non-empty string of valid text`);
   }
   return payload.sub;
 }

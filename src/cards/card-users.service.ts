@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { canReadAll, type AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
 import { SecretBox } from '../common/secret-box';
+import { unsafeTextReason } from '../common/validation';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
@@ -18,6 +19,7 @@ import { CardsRepository } from './cards.repository';
 
 /** Purpose bound to the sealed id number: a value sealed for another column does not open here. */
 export const ID_NUMBER_PURPOSE = 'card_users.id_number';
+const MAX_PROVIDER_IDENTIFIER_LENGTH = 255;
 
 @Injectable()
 export class CardUsersService {
@@ -66,8 +68,10 @@ export class CardUsersService {
       }
       throw error;
     }
-    if (!nonEmptyString(created?.user_id) || !nonEmptyString(created?.reference)) {
-      this.logger.warn({ ownerId: user.id }, 'card user creation: the provider answered without user_id or reference');
+    // Checked before the insert: what the insert could refuse must be refused here, not after the
+    // provider holds a user we then fail to store.
+    if (!storableIdentifier(created?.user_id) || !storableIdentifier(created?.reference)) {
+      this.logger.warn({ ownerId: user.id }, 'card user creation: the provider answered without a usable user_id or reference');
       throw new ProviderBadResponseError('The payment provider created the card user but did not say its user_id and reference.');
     }
     const stored = await this.repository.createCardUser({
@@ -89,6 +93,10 @@ export class CardUsersService {
       billingState: dto.billingState,
       billingPostalCode: dto.billingPostalCode,
     });
+    if (!stored) {
+      this.logger.error({ ownerId: user.id, providerUserId: created.user_id }, 'card user creation: the provider answered with the user_id or reference of a card user already stored');
+      throw new ProviderBadResponseError('The payment provider answered with the identifiers of a card user this service already holds.');
+    }
     this.logger.info({ cardUserId: stored.id, providerUserId: stored.providerUserId }, 'card user created');
     return toCardUserDto(stored, []);
   }
@@ -151,12 +159,22 @@ function nonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
+/** An identifier of the provider that can be stored and shown: non-empty text, no NUL, valid Unicode, bounded. */
+function storableIdentifier(value: unknown): value is string {
+  return storableText(value) && value.length <= MAX_PROVIDER_IDENTIFIER_LENGTH;
+}
+
+/** What the provider says of a user, keeping only what can be stored (its texts are not trusted to be valid Unicode). */
 function readUserDetails(details: Record<string, unknown> | undefined): CardUserRefresh {
-  const cards = Array.isArray(details?.cards) ? [...new Set(details.cards.filter(nonEmptyString))] : undefined;
+  const cards = Array.isArray(details?.cards) ? [...new Set(details.cards.filter(storableIdentifier))] : undefined;
   return {
-    firstName: nonEmptyString(details?.first_name) ? details.first_name : undefined,
-    lastName: nonEmptyString(details?.last_name) ? details.last_name : undefined,
-    email: nonEmptyString(details?.email) ? details.email : undefined,
+    firstName: storableText(details?.first_name) ? details.first_name : undefined,
+    lastName: storableText(details?.last_name) ? details.last_name : undefined,
+    email: storableText(details?.email) ? details.email : undefined,
     providerCardIds: cards,
   };
+}
+
+function storableText(value: unknown): value is string {
+  return nonEmptyString(value) && unsafeTextReason(value) === undefined;
 }

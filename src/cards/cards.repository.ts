@@ -1,4 +1,5 @@
 import { markInterruptedUnknown } from '../database/interrupted-work';
+import { isUniqueViolation } from '../database/unique-violation';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
@@ -41,8 +42,14 @@ export class CardsRepository {
 
   // ------------------------------------------------------------------ card users
 
-  async createCardUser(user: NewCardUser): Promise<CardUserRecord> {
-    return toCardUser(await this.prisma.cardUser.create({ data: user }));
+  /** undefined when the provider's user_id or reference is already stored (unique violation). */
+  async createCardUser(user: NewCardUser): Promise<CardUserRecord | undefined> {
+    try {
+      return toCardUser(await this.prisma.cardUser.create({ data: user }));
+    } catch (error) {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    }
   }
 
   async findCardUser(id: string): Promise<CardUserRecord | undefined> {

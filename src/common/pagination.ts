@@ -54,12 +54,28 @@ export function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(`${position.at.toISOString()}|${position.id}`).toString('base64url');
 }
 
+/** The instants a cursor may name: what PostgreSQL's timestamptz and a four-digit ISO year both hold. */
+const EARLIEST_CURSOR_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST_CURSOR_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * The position a cursor names, or 400: only the exact spelling `encodeCursor` writes is a cursor
+ * (a millisecond ISO instant between years 1 and 9999, then a UUID), so no other date spelling,
+ * out-of-range year or stray character ever reaches the database.
+ */
 export function decodeCursor(cursor: string): KeysetPosition {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const date = new Date(at ?? '');
-  if (!id || !UUID_PATTERN.test(id) || Number.isNaN(date.getTime())) {
-    throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
-  }
+  const time = date.getTime();
+  const valid =
+    rest.length === 0 &&
+    !!id &&
+    UUID_PATTERN.test(id) &&
+    time >= EARLIEST_CURSOR_TIME &&
+    time <= LATEST_CURSOR_TIME &&
+    date.toISOString() === at &&
+    encodeCursor({ at: date, id }) === cursor;
+  if (!valid) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
   return { at: date, id };
 }
 

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '../database/database-unavailable';
 import { APP_LOGGER } from '../logging/logging.module';
 import { DomainError, type FieldError } from './domain-error';
 
@@ -47,13 +48,16 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const { problem, headers } = this.toProblem(exception, String(request.id ?? ''));
-    if (problem.status >= 500) this.logger.error({ err: exception, code: problem.code }, 'request failed');
+    if (problem.status === 503) this.logger.warn({ err: exception, code: problem.code }, 'request failed: a dependency is unavailable');
+    else if (problem.status >= 500) this.logger.error({ err: exception, code: problem.code }, 'request failed');
     if (reply.sent) return;
     for (const [name, value] of Object.entries(headers)) reply.header(name, value);
     reply.status(problem.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
   }
 
   toProblem(exception: unknown, requestId: string): { problem: ProblemDetails; headers: Record<string, string> } {
+    // A lost database is an outage to wait out (503 with Retry-After), not a fault of the service.
+    if (!(exception instanceof DomainError) && isDatabaseUnavailable(exception)) exception = new DatabaseUnavailableError(exception);
     if (exception instanceof DomainError) {
       return {
         problem: {
