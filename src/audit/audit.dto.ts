@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swag
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { PageDto, PageQueryDto, PeriodQueryDto } from '../common/pagination';
-import { IsCleanText } from '../common/clean-text.validator';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditAction, type AuditResourceType } from './audit.types';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -13,7 +12,6 @@ export class AuditFilterQueryDto extends PeriodQueryDto {
   @Transform(trim)
   @IsString()
   @Length(1, 200)
-  @IsCleanText()
   actor?: string;
 
   @ApiPropertyOptional({ enum: AUDIT_ACTIONS, example: 'order.resolved' })
@@ -26,7 +24,6 @@ export class AuditFilterQueryDto extends PeriodQueryDto {
   @Transform(trim)
   @IsString()
   @Length(1, 200)
-  @IsCleanText()
   resourceId?: string;
 }
 

@@ -1,4 +1,5 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { UNPAIRED_SURROGATE } from './unicode';
 import { getMetadataStorage } from 'class-validator';
 import { ValidationFailedError, type FieldError } from './domain-error';
 
@@ -23,9 +24,6 @@ function fieldPath(parent: string, property: string | number): string {
   if (typeof property === 'number' || /^\d+$/.test(property)) return `${parent}[${property}]`;
   return parent ? `${parent}.${property}` : property;
 }
-
-// A lone high surrogate (not followed by a low one) or a lone low surrogate (not preceded by a high one).
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Why a text cannot be accepted, or undefined: PostgreSQL refuses NUL in text (22021), and an

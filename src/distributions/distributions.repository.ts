@@ -1,4 +1,5 @@
 import { markInterruptedUnknown } from '../database/interrupted-work';
+import { isUniqueViolation } from '../database/unique-violation';
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
@@ -62,7 +63,7 @@ export class DistributionsRepository {
         : await create(this.prisma);
       return toRecord(row);
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return undefined;
+      if (isUniqueViolation(error)) return undefined;
       throw error;
     }
   }

@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config/app-config';
+import { UNPAIRED_SURROGATES } from '../common/unicode';
 
 /**
  * Secrets never reach a log line or a stored record. Three nets:
@@ -149,7 +150,7 @@ export function redactUrl(url: string): string {
  * surrogate. Each becomes U+FFFD, so a record is kept (altered visibly) instead of lost.
  */
 export function storableText(text: string): string {
-  return text.replace(/\u0000/g, '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+  return text.replace(/\u0000/g, '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
 }
 
 /** Deep copy of a JSON value with every string and key made storable (see `storableText`). */
@@ -162,7 +163,6 @@ export function storableJson<T>(value: T, depth = 0): T {
   return value;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

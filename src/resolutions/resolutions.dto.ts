@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsString, Length } from 'class-validator';
-import { IsCleanText } from '../common/clean-text.validator';
 import { MANUAL_ORDER_OUTCOMES, type ManualOrderOutcome } from '../orders/order.types';
 import { MANUAL_CARD_OPERATION_OUTCOMES, MANUAL_DISTRIBUTION_OUTCOMES, NOTE_MAX_LENGTH, type ManualCardOperationOutcome, type ManualDistributionOutcome } from './resolution-rules';
 
@@ -18,7 +17,6 @@ export class ManualNoteDto {
   @Transform(trim)
   @IsString()
   @Length(1, NOTE_MAX_LENGTH)
-  @IsCleanText()
   note: string;
 }
 

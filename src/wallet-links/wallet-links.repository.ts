@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUniqueViolation } from '../database/unique-violation';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
 import type { LinkedWallet, WalletLinkClaim, WalletLinkFilter, WalletLinkPageRequest, WalletLinkRecord } from './wallet-link.types';
@@ -43,7 +44,7 @@ export class WalletLinksRepository {
       });
       return count === 1 ? this.findById(id) : undefined;
     } catch (error) {
-      if ((error as { code?: unknown })?.code === 'P2002') return undefined;
+      if (isUniqueViolation(error)) return undefined;
       throw error;
     }
   }

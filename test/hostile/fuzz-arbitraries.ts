@@ -224,8 +224,6 @@ export function urlWithQuery(path: string, params: [string, string][]): string {
 
 // ------------------------------------------------------------------------------------ check
 
-const KNOWN_ROUTER_ANSWERS = new Set(['400 FST_ERR_BAD_URL', '414 FST_ERR_MAX_PARAM_LENGTH']);
-
 /** Every provider request the sandboxes recorded so far. */
 export type ProviderCallCount = () => number;
 
@@ -237,11 +235,6 @@ export type ProviderCallCount = () => number;
 export function answerFailure(answer: InjectedAnswer, providerCalls: number): string | undefined {
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.raw.slice(0, 500)}`;
   if (answer.status >= 400) {
-    // Known defect of the HTTP layer, fixed by another part of issue 10 (helper "edge"): Fastify's
-    // router answers a path that is not valid percent-encoded UTF-8 (400 FST_ERR_BAD_URL) or a path
-    // parameter over its length limit (414 FST_ERR_MAX_PARAM_LENGTH) with its own JSON, not
-    // problem+json. Only those exact answers are let through here (still < 500).
-    if (KNOWN_ROUTER_ANSWERS.has(`${answer.status} ${answer.body?.code}`)) return undefined;
     const shape = problemShapeFailure(answer);
     if (shape) return `answered ${answer.status} but not a problem: ${shape}: ${answer.raw.slice(0, 300)}`;
     const providersVerdict = typeof answer.body.code === 'string' && answer.body.code.startsWith('provider_');
