@@ -175,6 +175,13 @@ function readUserDetails(details: Record<string, unknown> | undefined): CardUser
   };
 }
 
+/**
+ * Text of the provider worth keeping. The provider boundary (scrubProviderBody) already replaced
+ * what PostgreSQL cannot hold (NUL, unpaired surrogates) with U+FFFD, so that mark means the value
+ * was not valid text at the provider: an identifier or a name carrying it is not taken.
+ */
 function storableText(value: unknown): value is string {
-  return nonEmptyString(value) && unsafeTextReason(value) === undefined;
+  return nonEmptyString(value) && unsafeTextReason(value) === undefined && !value.includes(REPLACEMENT_CHARACTER);
 }
+
+const REPLACEMENT_CHARACTER = '\uFFFD';

@@ -97,7 +97,8 @@ describe('Idempotency-Key recovery after the request holding it died', () => {
       jest.spyOn(OrdersRepository.prototype, 'recordSubmission').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
       jest.spyOn(IdempotencyRepository.prototype, 'complete').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
       const first = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK }, key);
-      expect(first.status).toBe(500);
+      // A lost connection is the database's unavailability, not an internal error.
+      expect(first.status).toBe(503);
       const record = await recordOf(key);
       expect(record).toMatchObject({ state: 'in_progress', resourceType: 'order' });
       const orderId = record.resourceId!;
