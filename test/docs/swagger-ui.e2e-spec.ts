@@ -135,6 +135,28 @@ describe('the Swagger UI in a browser', () => {
       await page.close();
     }
   }, 40_000);
+
+  itWithChromium('keeps the token across a reload of the page (persistAuthorization)', async () => {
+    const token = await service.bearer('fin-reload', 'finance');
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await openAuthorized(page, token);
+      await page.reload();
+
+      // No "Authorize" again: the padlock shows the scheme as authorized, and requests carry the token.
+      await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toMatch(/\blocked\b/);
+      const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders"]') });
+      await operation.locator('.opblock-summary').first().click();
+      await operation.locator('button.try-out__btn').click();
+      await operation.locator('button.execute').click();
+      const { status } = await liveResponse(operation);
+      expect(status).toBe('200');
+      await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
 });
 
 /** The Swagger UI with the bearer token set through "Authorize" (pasted without "Bearer "). */
