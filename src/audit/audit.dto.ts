@@ -30,10 +30,10 @@ export class AuditFilterQueryDto extends PeriodQueryDto {
 export class ListAuditEventsQueryDto extends IntersectionType(AuditFilterQueryDto, PageQueryDto) {}
 
 export class AuditEventDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '1d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5a', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ example: '2026-11-23T12:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T12:00:00.000Z' })
   at: string;
 
   @ApiProperty({ example: 'alice', description: 'The token `sub` of whoever acted' })
@@ -48,7 +48,7 @@ export class AuditEventDto {
   @ApiProperty({ nullable: true, type: String, example: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f', description: 'Null for an export (a filtered set, see details.filters)' })
   resourceId: string | null;
 
-  @ApiProperty({ nullable: true, type: String, description: 'The x-request-id of the request that did it' })
+  @ApiProperty({ example: '4f0c8a2e-6d7b-4c55-9a5e-2c1d0e9b7a11', nullable: true, type: String, description: 'The x-request-id of the request that did it' })
   requestId: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: 'Provider statement of 2026-11-23 shows the payment as settled' })

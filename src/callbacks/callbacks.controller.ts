@@ -15,6 +15,7 @@ export class CallbacksController {
   @Post(CALLBACK_PATH)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'receivePayinCallback',
     summary: 'Provider notification (successUrl / failureUrl)',
     description:
       'Called by the provider, not by clients. Accepts GET and POST with any content type or none. 200 once the callback is stored; 404 for a missing or wrong token; 5xx if it could not be stored, so that the provider retries.',
@@ -33,7 +34,7 @@ export class CallbacksController {
 
   @Get()
   @Auth('finance')
-  @ApiOperation({ summary: 'Stored provider callbacks, newest first (finance)' })
+  @ApiOperation({ operationId: 'listCallbacks', summary: 'Stored provider callbacks, newest first (finance)', description: 'Every call received on the callback URLs, as received (method, query, headers, raw body) with how it was handled (`result`), also the rejected ones. Filter by order, outcome, result and time window.' })
   @ApiOkResponse({ type: CallbackPageDto })
   list(@Query() query: ListCallbacksQueryDto): Promise<CallbackPageDto> {
     return this.callbacks.list(query);

@@ -31,6 +31,7 @@ export class CardUsersController {
   @Auth('customer')
   @Idempotent('card-users.create', { releaseOn: provesNotSent })
   @ApiOperation({
+    operationId: 'createCardUser',
     summary: 'Create a card holder at the provider',
     description:
       "Sends the provider's card-user fields (snake_case on the provider side; `billingAddress` travels as `billing_adress`) and stores the user with the provider's user_id and reference. The id number is stored encrypted and never returned. Needs an Idempotency-Key: this creates a provider object.",
@@ -42,7 +43,7 @@ export class CardUsersController {
 
   @Get()
   @Auth()
-  @ApiOperation({ summary: 'List card users, newest first', description: 'A customer sees its own; finance and admin see all.' })
+  @ApiOperation({ operationId: 'listCardUsers', summary: 'List card users, newest first', description: 'A customer sees its own; finance and admin see all.' })
   @ApiOkResponse({ type: CardUserPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: PageQueryDto): Promise<CardUserPageDto> {
     return this.cardUsers.list(user, query);
@@ -50,7 +51,7 @@ export class CardUsersController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ summary: 'One card user, refreshed from the provider', description: 'Merged with what the provider says now (by reference), with the ids of its cards.' })
+  @ApiOperation({ operationId: 'getCardUser', summary: 'One card user, refreshed from the provider', description: 'Merged with what the provider says now (by reference), with the ids of its cards.' })
   @ApiOkResponse({ type: CardUserDetailDto })
   @ApiNotFoundResponse({ description: 'No such card user, or not yours' })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardUserDetailDto> {
@@ -59,7 +60,7 @@ export class CardUsersController {
 
   @Get(':id/operations')
   @Auth()
-  @ApiOperation({ summary: "Operations on this user's cards, newest first", description: 'Card creations included, also those that produced no card (FAILED or UNKNOWN).' })
+  @ApiOperation({ operationId: 'listCardUserOperations', summary: "Operations on this user's cards, newest first", description: 'Card creations included, also those that produced no card (FAILED or UNKNOWN).' })
   @ApiOkResponse({ type: CardOperationPageDto })
   @ApiNotFoundResponse({ description: 'No such card user, or not yours' })
   operations(@CurrentUser() user: AuthUser, @Param('id') id: string, @Query() query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
@@ -72,6 +73,7 @@ export class CardUsersController {
   @Auth('customer')
   @Idempotent('cards.create', { storeBody: withoutCardSecrets, releaseOn: provesNotSent })
   @ApiOperation({
+    operationId: 'createCard',
     summary: 'Issue a virtual card',
     description:
       'Stores a CREATE operation, asks the provider for the card and answers with `cardNumber` and `cvv` this once (Cache-Control: no-store). Only the last four digits, the expiry, the currency, the status and the balance are stored; a replay with the same Idempotency-Key answers the card without them and says so. On a timeout the problem carries the `operationId` of the UNKNOWN operation.',

@@ -165,10 +165,10 @@ export class CreateCardUserDto {
 }
 
 export class CardUserDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '2b7e9c41-6a3d-4f18-b5e2-0c9d8a7f6e51', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ description: 'The user (JWT sub) who created it and owns its cards' })
+  @ApiProperty({ example: 'alice', description: 'The user (JWT sub) who created it and owns its cards' })
   ownerId: string;
 
   @ApiProperty({ example: 'usr_3f1c0b6e2a9d4c7b8e5f6a1b', description: "The provider's user_id" })
@@ -198,22 +198,22 @@ export class CardUserDto {
   @ApiProperty()
   isBusiness: boolean;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ example: null, nullable: true, type: String })
   businessName: string | null;
 
-  @ApiProperty()
+  @ApiProperty({ example: '12 rue de la Joie' })
   billingAddress: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Douala' })
   billingCity: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'CM' })
   billingCountry: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Littoral' })
   billingState: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: '00237' })
   billingPostalCode: string;
 
   @ApiProperty({ type: [String], description: 'Ids (on this API) of the cards of this user, oldest first' })
@@ -222,13 +222,13 @@ export class CardUserDto {
   @ApiProperty({ type: [String], description: "The provider's card ids for this user, as last seen" })
   providerCardIds: string[];
 
-  @ApiProperty({ nullable: true, type: String, description: 'When the provider last confirmed this user' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String, description: 'When the provider last confirmed this user' })
   lastSyncedAt: string | null;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z' })
   updatedAt: string;
 }
 
@@ -259,13 +259,13 @@ export class CreateCardDto {
 }
 
 export class CardDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '2b7e9c41-6a3d-4f18-b5e2-0c9d8a7f6e51', format: 'uuid' })
   cardUserId: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'alice' })
   ownerId: string;
 
   @ApiProperty({ example: 'card_7d2f0c1e9b8a6d5c4b3a2f1e', description: "The provider's card_id" })
@@ -286,19 +286,19 @@ export class CardDto {
   @ApiProperty({ nullable: true, type: String, example: '5000', description: 'Balance as a decimal string (last known to this service)' })
   balance: string | null;
 
-  @ApiProperty({ nullable: true, type: String, description: 'When the balance was last confirmed by the provider' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String, description: 'When the balance was last confirmed by the provider' })
   balanceSyncedAt: string | null;
 
   @ApiProperty({ enum: CARD_STATUSES, example: 'ACTIVE', description: 'ACTIVE, FROZEN (provider: disabled) or TERMINATED (final)' })
   status: CardStatus;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:16:30.000Z', nullable: true, type: String })
   terminatedAt: string | null;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z' })
   updatedAt: string;
 }
 
@@ -323,7 +323,7 @@ export class CreatedCardDto extends CardDto {
   @ApiProperty({ example: 'cardNumber and cvv are shown only in the first answer' })
   note: string;
 
-  @ApiProperty({ format: 'uuid', description: 'The stored CREATE operation' })
+  @ApiProperty({ example: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', format: 'uuid', description: 'The stored CREATE operation' })
   operationId: string;
 }
 
@@ -357,7 +357,7 @@ export class CardAmountDto {
 // ------------------------------------------------------------------------------- operations
 
 export class CardOperationDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', format: 'uuid' })
   operationId: string;
 
   @ApiProperty({ enum: CARD_OPERATION_KINDS, example: 'TOPUP' })
@@ -370,13 +370,13 @@ export class CardOperationDto {
   })
   status: CardOperationStatus;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '2b7e9c41-6a3d-4f18-b5e2-0c9d8a7f6e51', format: 'uuid' })
   cardUserId: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Null for a card creation that did not produce a card' })
+  @ApiProperty({ example: '4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6', format: 'uuid', nullable: true, type: String, description: 'Null for a card creation that did not produce a card' })
   cardId: string | null;
 
-  @ApiProperty({ description: 'Who asked (JWT sub)' })
+  @ApiProperty({ example: 'alice', description: 'Who asked (JWT sub)' })
   requestedBy: string;
 
   @ApiProperty({ nullable: true, type: String, example: '2500', description: 'Top-up, withdrawal or opening balance' })
@@ -394,10 +394,10 @@ export class CardOperationDto {
   @ApiProperty({ nullable: true, type: String, example: null })
   failureReason: string | null;
 
-  @ApiProperty({ description: 'When it was stored, before the provider was asked' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z', description: 'When it was stored, before the provider was asked' })
   createdAt: string;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String })
   completedAt: string | null;
 }
 
@@ -439,7 +439,7 @@ export class CardTransactionDto {
   @ApiProperty({ nullable: true, type: String, example: '7500' })
   balanceAfter: string | null;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z', nullable: true, type: String })
   createdAt: string | null;
 
   @ApiPropertyOptional({ description: 'Any other field the provider sent, camelCased (the provider does not document this listing)' })
@@ -447,10 +447,10 @@ export class CardTransactionDto {
 }
 
 export class CardTransactionPageDto extends PageDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6', format: 'uuid' })
   cardId: string;
 
-  @ApiProperty({ format: 'uuid', description: 'The stored TRANSACTIONS operation of this read' })
+  @ApiProperty({ example: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', format: 'uuid', description: 'The stored TRANSACTIONS operation of this read' })
   operationId: string;
 
   @ApiProperty({ type: [CardTransactionDto], description: "In the provider's order" })

@@ -30,6 +30,12 @@ export class ProblemDetailsDto {
 
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Validation failures, field by field' })
   errors?: FieldErrorDto[];
+
+  @ApiPropertyOptional({ example: true, description: 'On provider errors: true when nothing happened at the provider, false when it may have acted (the operation is UNKNOWN)' })
+  outcomeKnown?: boolean;
+
+  @ApiPropertyOptional({ example: 120, description: 'With 429 `provider_budget_exhausted`: seconds until a call fits the budget again (also in Retry-After)' })
+  retryAfterSeconds?: number;
 }
 
 const STANDARD: Record<string, string> = {

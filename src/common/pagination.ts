@@ -91,6 +91,6 @@ export function toPage<R, T>(rows: R[], limit: number, positionOf: (row: R) => K
 
 /** Documents `{ items, nextCursor }` in Swagger for one item type. */
 export class PageDto {
-  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
+  @ApiProperty({ example: 'MjAyNi0xMS0yM1QwOToxNTowMC4wMDBafDhkM2U1ZjBhLTFiMmMtNGQ2ZS05ZjcwLWExYjJjM2Q0ZTVmNg', nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
   nextCursor: string | null;
 }

@@ -19,6 +19,7 @@ export class DistributionsController {
   @Auth('admin')
   @Idempotent('distributions.init', { releaseOn: provesNotSent })
   @ApiOperation({
+    operationId: 'createDistribution',
     summary: 'Initialise a payment for redistribution (provider link/init)',
     description: `${OUTCOMES} A paymentId is used once: a second distribution with it is 409 \`distribution_payment_id_exists\`. What the shares leave of the amount (\`remainder\`) is the payment receiver's.`,
   })
@@ -32,7 +33,7 @@ export class DistributionsController {
   @HttpCode(201)
   @Auth('admin')
   @Idempotent('distributions.fiat', { releaseOn: provesNotSent })
-  @ApiOperation({ summary: 'Redistribute a fiat payment received outside the provider (provider link/fiat-distribution)', description: OUTCOMES })
+  @ApiOperation({ operationId: 'createFiatDistribution', summary: 'Redistribute a fiat payment received outside the provider (provider link/fiat-distribution)', description: OUTCOMES })
   @ApiCreatedResponse({ type: DistributionDto })
   @ApiTooManyRequestsResponse({ description: 'The hourly provider budget is spent (Retry-After); nothing was sent or stored and the key may be reused' })
   createFiat(@CurrentUser() user: AuthUser, @Body() body: CreateFiatDistributionDto): Promise<DistributionDto> {
@@ -41,7 +42,7 @@ export class DistributionsController {
 
   @Get()
   @Auth('finance')
-  @ApiOperation({ summary: 'List distributions, newest first (finance, admin)' })
+  @ApiOperation({ operationId: 'listDistributions', summary: 'List distributions, newest first (finance, admin)', description: 'Stored distributions, filtered by kind, status and time window, one page at a time (`nextCursor`).' })
   @ApiOkResponse({ type: DistributionPageDto })
   list(@Query() query: ListDistributionsQueryDto): Promise<DistributionPageDto> {
     return this.distributions.list(query);
@@ -49,7 +50,7 @@ export class DistributionsController {
 
   @Get(':id')
   @Auth('finance')
-  @ApiOperation({ summary: 'One distribution with its shares (finance, admin)' })
+  @ApiOperation({ operationId: 'getDistribution', summary: 'One distribution with its shares (finance, admin)', description: 'The distribution as stored: its shares (beneficiary and amount), the remainder, and how it ended (status, provider message, failure reason).' })
   @ApiOkResponse({ type: DistributionDto })
   @ApiNotFoundResponse({ description: 'No such distribution' })
   get(@Param('id') id: string): Promise<DistributionDto> {

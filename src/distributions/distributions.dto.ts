@@ -94,7 +94,7 @@ export class DistributionShareDto {
 }
 
 export class DistributionDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '5f4e3d2c-1b0a-4988-8776-655443322110', format: 'uuid' })
   id: string;
 
   @ApiProperty({ enum: DISTRIBUTION_KINDS, description: '`init`: a transaction prepared for redistribution; `fiat`: a fiat payment redistributed' })
@@ -137,10 +137,10 @@ export class DistributionDto {
   @ApiProperty({ example: 'admin_1', description: 'The admin who asked (token `sub`)' })
   createdBy: string;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 
-  @ApiProperty({ nullable: true, type: String, description: 'When the provider’s answer (or its loss) was recorded' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String, description: 'When the provider’s answer (or its loss) was recorded' })
   completedAt: string | null;
 }
 

@@ -9,7 +9,7 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics', description: 'HTTP and provider call counts and latencies, token refreshes, agent budget left, orders by status, callbacks by result.' })
+  @ApiOperation({ operationId: 'getMetrics', summary: 'Prometheus metrics', description: 'HTTP and provider call counts and latencies, token refreshes, agent budget left, orders by status, callbacks by result.' })
   @ApiProduces('text/plain')
   @ApiOkResponse({
     description: 'Prometheus text exposition format',

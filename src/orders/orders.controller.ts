@@ -1,7 +1,17 @@
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, Sse, SseSignal, type MessageEvent } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import {
+  ApiBadGatewayResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
 import { map, type Observable } from 'rxjs';
 import { auditEventOf, AuditService } from '../audit/audit.service';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
@@ -23,19 +33,27 @@ export class OrdersController {
   @Auth('customer')
   @Idempotent('orders.create', { releaseOn: provesNotSent })
   @ApiOperation({
+    operationId: 'createOrder',
     summary: 'Collect a payment from a mobile wallet',
     description:
       'Stores the order, sends the pay-in to the provider and answers with the order: PROCESSING (accepted; the outcome arrives by callback), FAILED (refused by the provider, see failureReason) or UNKNOWN (the provider’s answer was lost: the money may move; never resubmitted automatically). Watch it with GET /v1/orders/{id}/events.',
   })
   @ApiCreatedResponse({ type: OrderDto })
-  @ApiTooManyRequestsResponse({ description: 'The hourly provider budget is spent (Retry-After); nothing was sent and the key may be reused' })
+  @ApiTooManyRequestsResponse({ description: '`provider_budget_exhausted`: the hourly provider budget is spent (Retry-After, `retryAfterSeconds`); nothing was sent and the key may be reused' })
+  @ApiBadGatewayResponse({
+    description:
+      'Nothing was sent to the provider (`outcomeKnown: true`); the order is stored FAILED and the Idempotency-Key may be reused: `provider_unreachable` (connection refused, unknown host), `provider_authentication_failed` (no provider token could be had), `provider_unauthorized` (the provider refused the service credentials)',
+  })
+  @ApiServiceUnavailableResponse({
+    description: 'Nothing was sent to the provider (`outcomeKnown: true`); the key may be reused: `provider_rate_limited` (the provider is rate limiting the service; Retry-After), `provider_token_unavailable` (no provider token could be had in time)',
+  })
   create(@CurrentUser() user: AuthUser, @Body() body: CreateOrderDto): Promise<OrderDto> {
     return this.orders.create(user, body);
   }
 
   @Get()
   @Auth()
-  @ApiOperation({ summary: 'List orders, newest first', description: 'A customer sees its own orders; finance and admin see all.' })
+  @ApiOperation({ operationId: 'listOrders', summary: 'List orders, newest first', description: 'A customer sees its own orders; finance and admin see all.' })
   @ApiOkResponse({ type: OrderPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: ListOrdersQueryDto): Promise<OrderPageDto> {
     return this.orders.list(user, query);
@@ -44,6 +62,7 @@ export class OrdersController {
   @Get('export.csv')
   @Auth('finance')
   @ApiOperation({
+    operationId: 'exportOrdersCsv',
     summary: 'Export orders as CSV (finance)',
     description:
       'Same filters as the list, all pages, newest first. RFC 4180; cells a spreadsheet would run as formulas are prefixed with an apostrophe. `bom=true` starts the file with a UTF-8 byte order mark, so that Excel shows accented names correctly. Every export is kept in the audit trail with its filters.',
@@ -68,7 +87,7 @@ export class OrdersController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ summary: 'One order with its status history and callbacks' })
+  @ApiOperation({ operationId: 'getOrder', summary: 'One order with its status history and callbacks', description: 'The order, every status change in order (from, to, reason, when) and a summary of the provider callbacks received for it. A customer sees its own orders only: another one answers 404.' })
   @ApiOkResponse({ type: OrderDetailDto })
   @ApiNotFoundResponse({ description: 'No such order, or not yours' })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<OrderDetailDto> {
@@ -78,6 +97,7 @@ export class OrdersController {
   @Sse(':id/events')
   @Auth()
   @ApiOperation({
+    operationId: 'streamOrderEvents',
     summary: 'Live status (Server-Sent Events)',
     description:
       'A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED. A comment line (`: keep-alive`) every SSE_KEEPALIVE_SECONDS (15 s) keeps idle proxies from cutting it. At most SSE_MAX_STREAMS_PER_USER streams per user and SSE_MAX_STREAMS per instance are open at once; beyond, 429 with Retry-After.',

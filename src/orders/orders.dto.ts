@@ -59,7 +59,7 @@ export class CreateOrderDto {
 }
 
 export class OrderDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '8d3e5f0a-1b2c-4d6e-9f70-a1b2c3d4e5f6', format: 'uuid' })
   id: string;
 
   @ApiProperty({ example: 'ord_3f1c0b6e2a9d4c7b8e5f6a1b2c3d4e5f', description: 'Sent to the provider as order_id; unique, never reused' })
@@ -80,19 +80,19 @@ export class OrderDto {
   @ApiProperty({ example: '237600000001' })
   wallet: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Order #1042: 2 tickets' })
   description: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Awa Ndiaye' })
   payer: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'awa@example.com' })
   payerEmail: string;
 
   @ApiProperty({ nullable: true, type: String, example: 'SP35245212801583' })
   providerReference: string | null;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ example: 'TR2611230915A1', nullable: true, type: String })
   providerTransactionReference: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: null })
@@ -101,10 +101,10 @@ export class OrderDto {
   @ApiProperty({ description: 'A callback contradicted a final status: finance must look at this order' })
   needsReview: boolean;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z' })
   updatedAt: string;
 }
 
@@ -118,10 +118,10 @@ export class OrderStatusChangeDto {
   @ApiProperty({ example: 'provider_accepted', description: 'created, provider_accepted, provider_rejected, provider_outcome_unknown, callback_success, callback_failure, expired, submission_interrupted, manual_resolution, review_cleared' })
   reason: string;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ example: 'Accepted by the provider, waiting for its callback', nullable: true, type: String })
   detail: string | null;
 
-  @ApiProperty({ nullable: true, type: String, format: 'uuid' })
+  @ApiProperty({ example: 'c5a1e7b2-9d40-4f3a-8b6c-2e1d0f9a8b7c', nullable: true, type: String, format: 'uuid' })
   callbackId: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: null, description: 'Who decided a manual_resolution or review_cleared (token `sub`); shown to finance and admin only' })
@@ -130,12 +130,12 @@ export class OrderStatusChangeDto {
   @ApiProperty({ nullable: true, type: String, example: null, description: 'The note of a manual_resolution or review_cleared; shown to finance and admin only' })
   note: string | null;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z' })
   at: string;
 }
 
 export class OrderCallbackSummaryDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: 'c5a1e7b2-9d40-4f3a-8b6c-2e1d0f9a8b7c', format: 'uuid' })
   id: string;
 
   @ApiProperty({ enum: ['success', 'failure'] })
@@ -144,7 +144,7 @@ export class OrderCallbackSummaryDto {
   @ApiProperty({ enum: ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] })
   result: string;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:16:30.000Z' })
   receivedAt: string;
 }
 
@@ -191,7 +191,7 @@ export class ExportOrdersQueryDto extends OrderFilterQueryDto {
 }
 
 export class OrderStatusEventDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '8d3e5f0a-1b2c-4d6e-9f70-a1b2c3d4e5f6', format: 'uuid' })
   orderId: string;
 
   @ApiProperty({ enum: ORDER_STATUSES })
@@ -200,9 +200,9 @@ export class OrderStatusEventDto {
   @ApiProperty({ enum: ORDER_STATUSES, nullable: true })
   fromStatus: OrderStatus | null;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'callback_success' })
   reason: string;
 
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:16:30.000Z' })
   at: string;
 }

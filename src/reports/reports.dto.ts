@@ -19,10 +19,10 @@ export class SummaryLineDto {
 }
 
 export class SummaryDto {
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ format: 'date-time', example: '2026-11-01T00:00:00.000Z', nullable: true, type: String })
   from: string | null;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ format: 'date-time', example: '2026-12-01T00:00:00.000Z', nullable: true, type: String })
   to: string | null;
 
   @ApiProperty({ type: [SummaryLineDto] })
@@ -30,7 +30,7 @@ export class SummaryDto {
 }
 
 export class AttentionOrderDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '8d3e5f0a-1b2c-4d6e-9f70-a1b2c3d4e5f6', format: 'uuid' })
   id: string;
 
   @ApiProperty({ example: 'ord_3f1c0b6e2a9d4c7b8e5f6a1b2c3d4e5f' })
@@ -48,24 +48,24 @@ export class AttentionOrderDto {
   @ApiProperty({ example: false })
   needsReview: boolean;
 
-  @ApiProperty({ example: '2026-11-23T09:15:00.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 
-  @ApiProperty({ example: '2026-11-23T09:15:01.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:01.000Z' })
   updatedAt: string;
 }
 
 export class AttentionCardOperationDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', format: 'uuid' })
   id: string;
 
   @ApiProperty({ example: 'TOPUP' })
   kind: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  @ApiProperty({ example: '4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6', format: 'uuid', nullable: true, type: String })
   cardId: string | null;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '2b7e9c41-6a3d-4f18-b5e2-0c9d8a7f6e51', format: 'uuid' })
   cardUserId: string;
 
   @ApiProperty({ nullable: true, type: String, example: '2500' })
@@ -77,12 +77,12 @@ export class AttentionCardOperationDto {
   @ApiProperty({ nullable: true, type: String, example: 'The provider did not answer within 15000 ms' })
   failureReason: string | null;
 
-  @ApiProperty({ example: '2026-11-23T09:15:00.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 }
 
 export class AttentionDistributionDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '5f4e3d2c-1b0a-4988-8776-655443322110', format: 'uuid' })
   id: string;
 
   @ApiProperty({ enum: ['init', 'fiat'], example: 'init' })
@@ -94,10 +94,10 @@ export class AttentionDistributionDto {
   @ApiProperty({ example: 'XAF' })
   currency: string;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ example: 'The provider did not answer in time', nullable: true, type: String })
   failureReason: string | null;
 
-  @ApiProperty({ example: '2026-11-23T09:15:00.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 }
 
@@ -150,7 +150,7 @@ export class AttentionDistributionsDto {
 }
 
 export class AttentionReportDto {
-  @ApiProperty({ example: '2026-11-23T12:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T12:00:00.000Z' })
   generatedAt: string;
 
   @ApiProperty({ example: 90, description: 'A PENDING order older than this is stale (the interrupted-work window)' })

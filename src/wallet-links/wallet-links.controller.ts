@@ -25,6 +25,7 @@ export class WalletLinksController {
   @HttpCode(201)
   @Auth('customer')
   @ApiOperation({
+    operationId: 'createWalletLink',
     summary: 'Link a wallet user at the provider',
     description:
       "Calls the provider's link/new with the email and phone, stores the returned matricule and keeps the provider's apikey encrypted (never returned). One link per email: a second request for an email already linked here is 409 `wallet_link_exists` (for your own link the problem carries `walletLinkId` and `matricule`), with no provider call. Concurrent requests for one email (on any instance) make one provider call: while it runs, the others are 409 `wallet_link_in_progress` with `Retry-After`; a retry then gets the link (or, if that call failed, makes its own).",
@@ -41,7 +42,7 @@ export class WalletLinksController {
 
   @Get()
   @Auth()
-  @ApiOperation({ summary: 'List wallet links, newest first', description: 'A customer sees its own links; finance and admin see all.' })
+  @ApiOperation({ operationId: 'listWalletLinks', summary: 'List wallet links, newest first', description: 'A customer sees its own links; finance and admin see all.' })
   @ApiOkResponse({ type: WalletLinkPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: ListWalletLinksQueryDto): Promise<WalletLinkPageDto> {
     return this.links.list(user, query);
@@ -49,7 +50,7 @@ export class WalletLinksController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ summary: 'One wallet link' })
+  @ApiOperation({ operationId: 'getWalletLink', summary: 'One wallet link', description: 'As stored. A customer sees its own links only: another one answers 404.' })
   @ApiOkResponse({ type: WalletLinkDto })
   @ApiNotFoundResponse({ description: 'No such wallet link, or not yours' })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<WalletLinkDto> {

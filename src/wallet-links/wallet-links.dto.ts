@@ -27,7 +27,7 @@ export class CreateWalletLinkDto {
 }
 
 export class WalletLinkDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ example: '7c6b5a49-3827-4165-a4b3-c2d1e0f9a8b7', format: 'uuid' })
   id: string;
 
   @ApiProperty({ example: 'MAT48213307', description: "The provider's identifier of the linked wallet user: use it in distributions" })
@@ -45,7 +45,7 @@ export class WalletLinkDto {
   @ApiProperty({ example: 'cust_42', description: 'The customer who created the link (the token `sub`)' })
   ownerId: string;
 
-  @ApiProperty({ example: '2026-11-23T10:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:00:00.000Z' })
   createdAt: string;
 }
 

@@ -65,9 +65,7 @@ describe('the Swagger UI in a browser', () => {
       await openAuthorized(page, token);
 
       // GET /v1/orders: expand, "Try it out", "Execute".
-      const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders"]') });
-      await operation.locator('.opblock-summary').first().click();
-      await operation.locator('button.try-out__btn').click();
+      const operation = await tryOut(page, 'get', '/v1/orders');
       // Swagger UI fills parameters with their examples: the documented date range is an example, not a filter to apply.
       for (const name of ['from', 'to']) {
         await operation.locator(`tr[data-param-name="${name}"] input`).fill('');
@@ -99,9 +97,7 @@ describe('the Swagger UI in a browser', () => {
       await openAuthorized(page, token);
 
       // POST /v1/orders/{id}/resolution: the order id, an Idempotency-Key and the decision.
-      const resolution = page.locator('.opblock.opblock-post').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]') });
-      await resolution.locator('.opblock-summary').first().click();
-      await resolution.locator('button.try-out__btn').click();
+      const resolution = await tryOut(page, 'post', '/v1/orders/{id}/resolution');
       await resolution.locator('tr[data-param-name="id"] input').fill(unknownOrderId);
       await resolution.locator('tr[data-param-name="Idempotency-Key"] input').fill(`swagger-${unknownOrderId}`);
       await resolution.locator('textarea.body-param__text').fill(JSON.stringify({ status: 'SUCCEEDED', note: 'Provider dashboard shows the payment settled' }, null, 2));
@@ -117,9 +113,7 @@ describe('the Swagger UI in a browser', () => {
       await page.screenshot({ path: RESOLUTION_SCREENSHOT });
 
       // GET /v1/audit-events, filtered on the order: the decision with its actor and note.
-      const audit = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/audit-events"]') });
-      await audit.locator('.opblock-summary').first().click();
-      await audit.locator('button.try-out__btn').click();
+      const audit = await tryOut(page, 'get', '/v1/audit-events');
       for (const name of ['from', 'to']) await audit.locator(`tr[data-param-name="${name}"] input`).fill('');
       await audit.locator('tr[data-param-name="actor"] input').fill('swagger-admin');
       await audit.locator('tr[data-param-name="action"] select').selectOption('order.resolved');
@@ -135,6 +129,26 @@ describe('the Swagger UI in a browser', () => {
       await page.close();
     }
   }, 40_000);
+
+  itWithChromium('keeps the token across a reload of the page (persistAuthorization)', async () => {
+    const token = await service.bearer('fin-reload', 'finance');
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await openAuthorized(page, token);
+      await page.reload();
+
+      // No "Authorize" again: the padlock shows the scheme as authorized, and requests carry the token.
+      await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toMatch(/\blocked\b/);
+      const operation = await tryOut(page, 'get', '/v1/orders');
+      await operation.locator('button.execute').click();
+      const { status } = await liveResponse(operation);
+      expect(status).toBe('200');
+      await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
 });
 
 /** The Swagger UI with the bearer token set through "Authorize" (pasted without "Bearer "). */
@@ -146,6 +160,14 @@ async function openAuthorized(page: Page, token: string) {
   await dialog.locator('button.modal-btn.authorize').click();
   await dialog.locator('button.btn-done').click();
   await dialog.waitFor({ state: 'detached' });
+}
+
+/** Expands the operation `method` `path` and presses "Try it out". */
+async function tryOut(page: Page, method: 'get' | 'post', path: string): Promise<Locator> {
+  const operation = page.locator(`.opblock.opblock-${method}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+  await operation.locator('.opblock-summary').first().click();
+  await operation.locator('button.try-out__btn').click();
+  return operation;
 }
 
 /** Status and body of the response an executed operation shows. */
