@@ -4,6 +4,11 @@ import { createLogger, stdoutLogDestination } from './logging/logger';
 import { runService, type RunningService } from './service-runner';
 
 const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+/**
+ * Ctrl-C reaches the service twice at once: from the terminal, and forwarded by `npm start` or by
+ * `node --watch`. A repeat within this window is the same request, not an impatient second one.
+ */
+const REPEATED_SIGNAL_WINDOW_MS = 1_000;
 type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
 
 async function main() {
@@ -23,10 +28,11 @@ async function main() {
 
   // The first SIGTERM or SIGINT (Ctrl-C) stops the service cleanly and exits 0: requests in flight
   // finish, event streams end, the embedded database is closed so its data directory opens again
-  // without recovery. A signal during start-up waits for the start to finish, then stops. A second
+  // without recovery. A signal during start-up waits for the start to finish, then stops. A later
   // signal gives up waiting and exits at once with the shell's code for that signal.
   let service: RunningService | undefined;
   let stopRequested = false;
+  let firstSignalAt = 0;
   const stopAndExit = async (running: RunningService) => {
     try {
       await running.stop();
@@ -41,11 +47,13 @@ async function main() {
   };
   const onSignal = (signal: StopSignal) => {
     if (stopRequested) {
+      if (Date.now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
       logger.warn({ signal }, 'second signal: exiting without waiting for a clean stop');
       logger.flush();
       process.exit(SIGNAL_EXIT_CODES[signal]);
     }
     stopRequested = true;
+    firstSignalAt = Date.now();
     logger.info({ signal }, 'shutting down');
     if (service) void stopAndExit(service);
   };
