@@ -5,8 +5,8 @@ import { runService, type RunningService } from './service-runner';
 
 const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 /**
- * Ctrl-C reaches the service twice at once: from the terminal, and forwarded by `npm start` or by
- * `node --watch`. A repeat within this window is the same request, not an impatient second one.
+ * Under `npm run start:dev`, Ctrl-C reaches the service twice at once: from the terminal, and
+ * forwarded by `node --watch`. A repeat within this window is the same request, not an impatient second one.
  */
 const REPEATED_SIGNAL_WINDOW_MS = 1_000;
 type StopSignal = keyof typeof SIGNAL_EXIT_CODES;

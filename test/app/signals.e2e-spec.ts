@@ -123,7 +123,7 @@ describe('stop signals', () => {
     });
     expect(created.status).toBe(201);
     const order = (await created.json()) as { id: string; amount: string };
-    // Under `npm start` or `node --watch`, Ctrl-C arrives twice: from the terminal and forwarded.
+    // Under `node --watch` (npm run start:dev), Ctrl-C arrives twice: from the terminal and forwarded.
     expect(await stopWith(first, 'SIGINT', 'SIGINT')).toEqual({ code: 0, signal: null });
     expect(clusterState(dataDir)).toBe(DB_SHUTDOWNED);
 
