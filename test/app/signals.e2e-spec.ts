@@ -1,56 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mintToken } from '../../src/auth/token-minter';
 import { orderRequest } from '../support/provider-factories';
+import { startChildService, type ChildService } from '../support/child-service';
 import { testDatabaseUrl } from '../support/test-database';
-import { freePort } from '../support/test-service';
 
-const ROOT = resolve(__dirname, '../..');
 const JWT_SECRET = 'signals-test-jwt-secret-0123456789abcdefghijklmn';
 
-interface ChildService {
-  child: ChildProcess;
-  base: string;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** The real entry point (`npm start`'s command) as a process of its own, ready when /health/ready says so. */
-async function startChildService(env: Record<string, string>): Promise<ChildService> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts', '--migrate'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      AUTH_JWT_SECRET: JWT_SECRET,
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the child service exited (${child.exitCode}): ${output}`);
-    const ready = await fetch(`${base}/health/ready`).then((res) => res.ok, () => false);
-    if (ready) return { child, base, output: () => output, exited };
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the child service did not become ready: ${output}`);
-    }
-    await sleep(250);
-  }
+/** `npm start`'s command, with the embedded or the test database, ready when /health/ready says so. */
+function startChild(env: Record<string, string>): Promise<ChildService> {
+  return startChildService({ AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'info', ...env }, { args: ['--migrate'], readyPath: '/health/ready', startTimeoutMs: 90_000 });
 }
 
 /** Sends the signals and waits for the exit; a child still running after 30 s is killed and reported. */
@@ -91,7 +53,7 @@ describe('stop signals', () => {
   const running: ChildService[] = [];
   const dataDirs: string[] = [];
   const start = async (env: Record<string, string>) => {
-    const service = await startChildService(env);
+    const service = await startChild(env);
     running.push(service);
     return service;
   };
