@@ -78,7 +78,7 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
 
   await registerHttpProtections(app, config);
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
+  // No enableShutdownHooks(): it re-raises SIGTERM/SIGINT after closing (exit 143/130). src/main.ts owns the signals.
   setUpSwagger(app);
   await app.init();
   return app;

@@ -1,7 +1,15 @@
 import 'reflect-metadata';
 import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent } from './config/app-config';
-import { createLogger } from './logging/logger';
-import { runService } from './service-runner';
+import { createLogger, stdoutLogDestination } from './logging/logger';
+import { runService, type RunningService } from './service-runner';
+
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+/**
+ * Under `npm run start:dev`, Ctrl-C reaches the service twice at once: from the terminal, and
+ * forwarded by `node --watch`. A repeat within this window is the same request, not an impatient second one.
+ */
+const REPEATED_SIGNAL_WINDOW_MS = 1_000;
+type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
 
 async function main() {
   // A local .env is a development convenience; real deployments set the environment.
@@ -16,19 +24,44 @@ async function main() {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
-  const service = await runService(config, logger, { migrateExternalDatabase: process.argv.includes('--migrate') });
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await service.stop();
+  const logger = createLogger(config.logLevel, stdoutLogDestination({ isProduction: config.isProduction }));
+
+  // The first SIGTERM or SIGINT (Ctrl-C) stops the service cleanly and exits 0: requests in flight
+  // finish, event streams end, the embedded database is closed so its data directory opens again
+  // without recovery. A signal during start-up waits for the start to finish, then stops. A later
+  // signal gives up waiting and exits at once with the shell's code for that signal.
+  let service: RunningService | undefined;
+  let stopRequested = false;
+  let firstSignalAt = 0;
+  const stopAndExit = async (running: RunningService) => {
+    try {
+      await running.stop();
+    } catch (error) {
+      logger.error({ err: error }, 'the service did not stop cleanly');
+      logger.flush();
+      process.exit(1);
+    }
+    logger.info('stopped');
     logger.flush();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  const onSignal = (signal: StopSignal) => {
+    if (stopRequested) {
+      if (Date.now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
+      logger.warn({ signal }, 'second signal: exiting without waiting for a clean stop');
+      logger.flush();
+      process.exit(SIGNAL_EXIT_CODES[signal]);
+    }
+    stopRequested = true;
+    firstSignalAt = Date.now();
+    logger.info({ signal }, 'shutting down');
+    if (service) void stopAndExit(service);
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+  service = await runService(config, logger, { migrateExternalDatabase: process.argv.includes('--migrate') });
+  if (stopRequested) await stopAndExit(service);
 }
 
 main().catch((error: unknown) => {

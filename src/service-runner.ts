@@ -59,10 +59,10 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
       logger.info({ url: sandbox.url }, 'provider sandbox started in-process');
     }
     const app = await createApp(config, logger);
-    await app.listen({ port: config.port, host: '0.0.0.0' });
+    await app.listen({ port: config.port, host: config.host });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://localhost:${port}`;
+    const url = `http://${browsableHost(config.host)}:${port}`;
     logger.info({ url, docs: `${url}/docs` }, 'payments BFF listening');
     return {
       app,
@@ -79,4 +79,10 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** The host to print in the URL: a wildcard or loopback address is reached as localhost. */
+function browsableHost(host: string): string {
+  if (['0.0.0.0', '::', '127.0.0.1', '::1'].includes(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
 }

@@ -138,4 +138,15 @@ describe('loadAppConfig', () => {
     expect(problemsOf({ SSE_MAX_STREAMS: 'many' })[0]).toContain('SSE_MAX_STREAMS');
     expect(problemsOf({ SSE_KEEPALIVE_SECONDS: '0' })[0]).toContain('SSE_KEEPALIVE_SECONDS');
   });
+
+  it('listens on the loopback in development and on every interface in production, unless HOST says otherwise', () => {
+    expect(loadAppConfig({}).host).toBe('127.0.0.1');
+    expect(loadAppConfig(PRODUCTION_ENV).host).toBe('0.0.0.0');
+    expect(loadAppConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadAppConfig({ ...PRODUCTION_ENV, HOST: '10.1.2.3' }).host).toBe('10.1.2.3');
+    expect(loadAppConfig({ HOST: '::' }).host).toBe('::');
+    expect(loadAppConfig({ HOST: 'localhost' }).host).toBe('localhost');
+    expect(problemsOf({ HOST: 'http://0.0.0.0' })[0]).toContain('HOST must be an IP address or a host name');
+    expect(problemsOf({ HOST: '0.0.0.0:3000' })[0]).toContain('HOST');
+  });
 });

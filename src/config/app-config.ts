@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -26,6 +27,8 @@ export interface AppConfig {
   nodeEnv: string;
   isProduction: boolean;
   port: number;
+  /** Address the API listens on (HOST): 127.0.0.1 by default in development, 0.0.0.0 in production. */
+  host: string;
   /** Absent: the embedded PostgreSQL (PGlite) is started, data under `embeddedDataDir`. */
   databaseUrl?: string;
   embeddedDataDir: string;
@@ -140,6 +143,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
   };
 
   const port = integer('PORT', 3000, 0, 65535);
+  const host = read('HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1');
+  if (isIP(host) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(host)) problems.push(`HOST must be an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0 (got "${host}")`);
   const databaseUrl = url('DATABASE_URL', devOnly('DATABASE_URL', () => undefined, 'a PostgreSQL URL'));
   if (databaseUrl && !/^postgres(ql)?:/.test(databaseUrl)) problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
   const baseUrl = url('PROVIDER_BASE_URL', devOnly('PROVIDER_BASE_URL', () => undefined, "the provider's {base_url}"));
@@ -188,6 +193,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     isProduction,
     port,
+    host,
     databaseUrl,
     embeddedDataDir: read('EMBEDDED_DATA_DIR') ?? '.data/pglite',
     provider: {

@@ -27,6 +27,34 @@ export function createLogger(level: string, destination: DestinationStream = pin
   );
 }
 
+/**
+ * Where the service writes its logs: JSON lines on stdout, except on a terminal outside production,
+ * where pino-pretty (a development dependency) makes them readable. The pretty stream is a plain
+ * destination, so it receives the lines after the secret scrubber, like any other destination.
+ */
+export function stdoutLogDestination(options: { isProduction: boolean; isTTY?: boolean; prettyOutput?: NodeJS.WritableStream }): DestinationStream {
+  const isTTY = options.isTTY ?? process.stdout.isTTY === true;
+  if (!options.isProduction && isTTY) {
+    const pretty = loadPinoPretty();
+    if (pretty) {
+      const destination = options.prettyOutput ?? 1;
+      return pretty({ destination, sync: true, colorize: !options.prettyOutput, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+    }
+  }
+  return pino.destination({ sync: false });
+}
+
+type PinoPretty = (options: Record<string, unknown>) => DestinationStream;
+
+/** Absent when only production dependencies are installed: then the logs stay JSON. */
+function loadPinoPretty(): PinoPretty | undefined {
+  try {
+    return require('pino-pretty') as PinoPretty;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Lets Nest's own messages (bootstrap, route mapping, uncaught errors) go through the same logger. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}

@@ -1,54 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { mintToken } from '../../src/auth/token-minter';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { TEST_WALLETS, type RecordedRequest, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { startChildService, type ChildService } from '../support/child-service';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
-import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
-const ROOT = resolve(__dirname, '../..');
 const JWT_SECRET = 'kill-test-jwt-secret-0123456789abcdefghijklmnop';
 // Bounds the pay-in, hence the lease of its idempotency record (provider timeout + 5 s).
 const CHILD_PROVIDER_TIMEOUT_MS = 2_000;
 
 /** The real entry point (`npm start`'s command) on the test database, as a process of its own. */
-async function startChildService(sandbox: RunningSandbox): Promise<{ child: ChildProcess; base: string; output: () => string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: testDatabaseUrl(),
-      PROVIDER_BASE_URL: sandbox.url,
-      PROVIDER_TIMEOUT_MS: String(CHILD_PROVIDER_TIMEOUT_MS),
-      AUTH_JWT_SECRET: JWT_SECRET,
-      CALLBACK_SIGNING_SECRET: 'test-callback-signing-secret-0123456789abcdef',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startChild(sandbox: RunningSandbox): Promise<ChildService> {
+  return startChildService({
+    DATABASE_URL: testDatabaseUrl(),
+    PROVIDER_BASE_URL: sandbox.url,
+    PROVIDER_TIMEOUT_MS: String(CHILD_PROVIDER_TIMEOUT_MS),
+    AUTH_JWT_SECRET: JWT_SECRET,
+    CALLBACK_SIGNING_SECRET: 'test-callback-signing-secret-0123456789abcdef',
+    LOG_LEVEL: 'warn',
   });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the child service exited (${child.exitCode}): ${output}`);
-    const live = await fetch(`${base}/health/live`).then((res) => res.ok, () => false);
-    if (live) return { child, base, output: () => output };
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the child service did not start: ${output}`);
-    }
-    await sleep(200);
-  }
 }
 
 /**
@@ -73,7 +48,7 @@ describe('kill -9 during a pay-in', () => {
   });
 
   it('a retry after the restart and the sweep answers the swept order, sent to the provider once', async () => {
-    const started = await startChildService(sandbox);
+    const started = await startChild(sandbox);
     child = started.child;
     const customer = 'cust_kill9';
     const token = await mintToken({ sub: customer, roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
