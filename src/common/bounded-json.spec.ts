@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { BODY_BOUNDS, bodyRefusal, BodyTooComplexError, formExcess, jsonExcess } from './bounded-json';
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth);
-const objectWithKeys = (count: number, key = (i: number) => `k${i}`) => `{${Array.from({ length: count }, (_, i) => `"${key(i)}":${i}`).join(',')}}`;
+const objectWithKeys = (count: number, key = (i: number) => `k${i}`) =>
+  `{${Array.from({ length: count }, (_, i) => `"${key(i)}":${i}`).join(',')}}`;
 
 describe('jsonExcess', () => {
   it('accepts ordinary bodies', () => {

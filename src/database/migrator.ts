@@ -23,7 +23,8 @@ type WasmSchemaEngine = {
   free(): void;
 };
 
-let wasmModule: { SchemaEngine: { new: (o: unknown, cb: (msg: string) => void, adapter: object) => Promise<WasmSchemaEngine> } } | undefined;
+let wasmModule:
+  { SchemaEngine: { new: (o: unknown, cb: (msg: string) => void, adapter: object) => Promise<WasmSchemaEngine> } } | undefined;
 
 async function loadEngineModule() {
   if (wasmModule) return wasmModule;
@@ -33,7 +34,9 @@ async function loadEngineModule() {
   const wasmPath = join(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg'), '..', 'schema_engine_bg.wasm');
   const wasmBytes = await readFile(wasmPath);
   // Node has WebAssembly; the ES lib typings this project compiles with do not declare it.
-  const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { instantiate(b: Buffer, i: object): Promise<{ instance: { exports: object } }> } };
+  const { WebAssembly: wasm } = globalThis as unknown as {
+    WebAssembly: { instantiate(b: Buffer, i: object): Promise<{ instance: { exports: object } }> };
+  };
   const { instance } = await wasm.instantiate(wasmBytes, { './schema_engine_bg.js': bindings });
   bindings.__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
@@ -157,7 +160,9 @@ function connectionFields(databaseUrl: string) {
     user: decodeURIComponent(url.username) || undefined,
     password: url.password ? decodeURIComponent(url.password) : undefined,
     database: decodeURIComponent(url.pathname.slice(1)) || undefined,
-    ssl: ['require', 'verify-ca', 'verify-full'].includes(url.searchParams.get('sslmode') ?? '') ? { rejectUnauthorized: url.searchParams.get('sslmode') !== 'require' } : undefined,
+    ssl: ['require', 'verify-ca', 'verify-full'].includes(url.searchParams.get('sslmode') ?? '')
+      ? { rejectUnauthorized: url.searchParams.get('sslmode') !== 'require' }
+      : undefined,
   };
 }
 

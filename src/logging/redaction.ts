@@ -54,7 +54,13 @@ export function registerSecretValue(value: string | undefined | null): void {
   knownSecretValues.add(value);
   // Bounded: tokens rotate hourly; keep the newest few hundred values.
   if (knownSecretValues.size > 500) knownSecretValues.delete(knownSecretValues.values().next().value as string);
-  scrubPattern = new RegExp([...knownSecretValues].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+  scrubPattern = new RegExp(
+    [...knownSecretValues]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g',
+  );
 }
 
 /** Registers every secret of the configuration (idempotent): whatever path one takes, it is scrubbed. */
@@ -158,11 +164,12 @@ export function storableJson<T>(value: T, depth = 0): T {
   if (typeof value === 'string') return storableText(value) as T;
   if (Array.isArray(value)) return value.map((v) => storableJson(v, depth + 1)) as T;
   if (value && typeof value === 'object' && depth < 64) {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), storableJson(v, depth + 1)])) as T;
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), storableJson(v, depth + 1)]),
+    ) as T;
   }
   return value;
 }
-
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

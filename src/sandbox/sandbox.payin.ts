@@ -1,14 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  guard,
-  header,
-  isEmail,
-  isHttpUrl,
-  isNonEmptyString,
-  isPlainObject,
-  providerDateTime,
-  type SandboxContext,
-} from './sandbox.http';
+import { guard, header, isEmail, isHttpUrl, isNonEmptyString, isPlainObject, providerDateTime, type SandboxContext } from './sandbox.http';
 import { randomDigits, type CallbackOutcome, type CallbackPayload, type PayIn } from './sandbox.state';
 import { testWalletBehaviour, type TestWalletBehaviour } from './test-wallets';
 

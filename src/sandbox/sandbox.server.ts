@@ -114,7 +114,9 @@ function buildApp(ctx: SandboxContext): FastifyInstance {
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     log('request error', { path: pathOf(request), status, message: error.message });
-    reply.code(status).send(errorBody(shapeForPath(pathOf(request)), status, status === 500 ? 'Internal sandbox error' : (error.message ?? 'Bad request')));
+    reply
+      .code(status)
+      .send(errorBody(shapeForPath(pathOf(request)), status, status === 500 ? 'Internal sandbox error' : (error.message ?? 'Bad request')));
   });
 
   return app;
@@ -210,8 +212,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
-  const urlHost =
-    opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const urlHost = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${urlHost}:${port}`;
   opts.logger('sandbox listening', { url });
 
