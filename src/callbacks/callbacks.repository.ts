@@ -36,7 +36,7 @@ export class CallbacksRepository {
       orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });
-    return rows.map((r) => ({ ...r, result: r.result as CallbackResult }));
+    return rows.map((r) => ({ ...r, result: r.result }));
   }
 
   /**

@@ -96,7 +96,7 @@ export class DistributionsRepository {
           status: outcome.status,
           providerMessage: outcome.providerMessage,
           failureReason: outcome.status === 'ACCEPTED' ? null : outcome.failureReason,
-          providerResponse: (outcome.providerResponse ?? Prisma.DbNull) as Prisma.InputJsonValue,
+          providerResponse: outcome.providerResponse ?? Prisma.DbNull,
           completedAt: new Date(),
         },
       });

@@ -37,5 +37,5 @@ export function Idempotent(scope: string, options: IdempotentOptions = {}): Meth
       description:
         '`idempotency_key_reused`: this key was already used with another request (another body, or another resource such as another card)',
     }),
-  ) as MethodDecorator;
+  );
 }

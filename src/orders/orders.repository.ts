@@ -123,8 +123,8 @@ export class OrdersRepository {
           outcome: incoming.outcome.slice(0, 20),
           result,
           method: incoming.method,
-          query: (incoming.query ?? {}) as Prisma.InputJsonValue,
-          headers: (incoming.headers ?? {}) as Prisma.InputJsonValue,
+          query: incoming.query ?? {},
+          headers: incoming.headers ?? {},
           contentType: incoming.contentType,
           rawBody: incoming.rawBody,
           remoteIp: incoming.remoteIp,
@@ -144,7 +144,7 @@ export class OrdersRepository {
       const event = await this.recordChange(
         tx,
         order.id,
-        order.status as OrderStatus,
+        order.status,
         next,
         outcome === 'success' ? 'callback_success' : 'callback_failure',
         'Decided by the provider callback',
@@ -195,7 +195,7 @@ export class OrdersRepository {
 
   async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
     const groups = await this.prisma.order.groupBy({ by: ['status'], _count: { _all: true } });
-    return groups.map((g) => ({ status: g.status as OrderStatus, count: g._count._all }));
+    return groups.map((g) => ({ status: g.status, count: g._count._all }));
   }
 
   async findById(id: string): Promise<OrderRecord | undefined> {
@@ -205,7 +205,7 @@ export class OrdersRepository {
 
   async history(orderId: string): Promise<StatusChangeRecord[]> {
     const rows = await this.prisma.orderStatusChange.findMany({ where: { orderId }, orderBy: { id: 'asc' } });
-    return rows.map((r) => ({ ...r, fromStatus: r.fromStatus as OrderStatus | null, toStatus: r.toStatus as OrderStatus }));
+    return rows.map((r) => ({ ...r, fromStatus: r.fromStatus, toStatus: r.toStatus }));
   }
 
   /**
@@ -320,7 +320,7 @@ export class OrdersRepository {
             OR (status = 'PENDING' AND created_at < now() - make_interval(secs => ${guard.pendingOlderThanSeconds})))
         RETURNING id::text AS id`;
       if (moved.length === 0) return undefined;
-      const fromStatus = current.status as OrderStatus;
+      const fromStatus = current.status;
       const event = await this.recordChange(tx, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
@@ -337,7 +337,7 @@ export class OrdersRepository {
         WHERE id = ${orderId}::uuid AND needs_review
         RETURNING id::text AS id`;
       if (cleared.length === 0) return undefined;
-      const status = current.status as OrderStatus;
+      const status = current.status;
       const event = await this.recordChange(
         tx,
         orderId,
@@ -366,9 +366,9 @@ async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
 }
 
 function toOrder(row: OrderRow): OrderRecord {
-  return { ...row, status: row.status as OrderStatus, amount: row.amount.toFixed() };
+  return { ...row, status: row.status, amount: row.amount.toFixed() };
 }
 
 function toCallback(row: Prisma.ProviderCallbackGetPayload<object>): CallbackRecord {
-  return { ...row, result: row.result as CallbackResult };
+  return { ...row, result: row.result };
 }

@@ -240,7 +240,7 @@ export class OrdersService implements OnModuleInit {
     return {
       id: order.id,
       reference: order.reference,
-      status: order.status as OrderStatus,
+      status: order.status,
       amount: rule ? parseStoredDecimal(order.amount, rule).toString() : order.amount,
       currency: order.currency,
       service: order.service,

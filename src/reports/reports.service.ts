@@ -67,6 +67,6 @@ export class ReportsService {
       },
       cardOperations: { unknown: queue(rows.cardOperations.unknown) },
       distributions: { unknown: queue(rows.distributions.unknown) },
-    } as AttentionReportDto;
+    };
   }
 }

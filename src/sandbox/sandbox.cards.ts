@@ -93,7 +93,7 @@ export function registerCardRoutes(app: FastifyInstance, ctx: SandboxContext): v
     if (!body) return reply;
     const problem = cardUserProblem(body);
     if (problem) return sendError(reply, 'action', 400, problem);
-    const optional = (field: (typeof OPTIONAL_USER_STRINGS)[number]) => (typeof body[field] === 'string' ? (body[field] as string) : null);
+    const optional = (field: (typeof OPTIONAL_USER_STRINGS)[number]) => (typeof body[field] === 'string' ? body[field] : null);
     const user: CardUser = {
       user_id: `usr_${randomHex(12)}`,
       reference: `CU${randomDigits(14)}`,

@@ -250,7 +250,7 @@ describe('fuzz: every list query', () => {
     );
     const mutated = fc
       .tuple(plausible, fc.array(mutation, { maxLength: 3 }))
-      .map(([query, mutations]) => mutations.reduce((q, mutate) => mutate(q), query as [string, string][]));
+      .map(([query, mutations]) => mutations.reduce((q, mutate) => mutate(q), query));
     const arbitrary = fc.array(fc.tuple(hostileUrlText, hostileUrlText), { maxLength: 5 });
     return fc.oneof({ weight: 5, arbitrary: mutated }, { weight: 1, arbitrary });
   }

@@ -316,7 +316,7 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
       ['/v1/callbacks', financeToken],
       ['/v1/distributions', adminToken],
     ] as const) {
-      const answer = await inject(hosts.service, { method: 'GET', url, token, query: query as Record<string, string> });
+      const answer = await inject(hosts.service, { method: 'GET', url, token, query: query });
       if ('status' in query && !['/v1/orders', '/v1/orders/export.csv'].includes(url)) continue;
       expect({ url, status: answer.status, problem: problemShapeFailure(answer) }).toEqual({ url, status: 400, problem: undefined });
     }

@@ -88,7 +88,7 @@ async function statementsDuring(during: () => Promise<void>): Promise<string[]> 
     const first = args[0] as string | { text?: string };
     statements.push(typeof first === 'string' ? first : (first?.text ?? ''));
     return originalQuery.apply(this, args as never);
-  } as never);
+  });
   try {
     await during();
   } finally {
