@@ -21,6 +21,11 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/require-await': 'error',
+      // Modules loaded at run time on purpose: an optional devDependency, and package paths that ship no typings.
+      '@typescript-eslint/no-require-imports': [
+        'error',
+        { allow: ['^pino-pretty$', '^class-transformer/cjs/storage$', '^@prisma/schema-engine-wasm/schema_engine_bg$'] },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },

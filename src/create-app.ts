@@ -220,7 +220,7 @@ function registerBodyParsers(fastify: FastifyInstance) {
     if (text.trim() === '') return done(null, undefined);
     const refusal = bodyRefusal(jsonExcess(text));
     if (refusal) return done(refusal, undefined);
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;

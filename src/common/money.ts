@@ -180,6 +180,9 @@ export function moneyErrorMessage(reason: MoneyErrorReason, rule?: CurrencyRule,
       return `${field} has more than ${MAX_NUMBER_SIGNIFICANT_DIGITS} significant digits; send it as a string`;
     case 'unknown_currency':
       return `currency must be one of the accepted currencies`;
+    case 'currency_mismatch':
+    case 'invalid_rate':
+    case 'rates_above_100':
     default:
       return `${field} is invalid`;
   }

@@ -44,7 +44,7 @@ const CSV_COLUMNS = [
 ] as const satisfies readonly (keyof OrderDto)[];
 
 /** An error that proves the pay-in never reached the provider: nothing can have moved. */
-export function provesNotSent(error: unknown): boolean {
+export function provesNotSent(error: unknown): error is ProviderError {
   return error instanceof ProviderError && error.outcomeKnown && !(error instanceof ProviderRejectedError);
 }
 
@@ -118,7 +118,7 @@ export class OrdersService implements OnModuleInit {
 
     await this.orders.markSubmitted(order.id);
     let outcome: SubmissionOutcome;
-    let notSent: unknown;
+    let notSent: ProviderError | undefined;
     try {
       const envelope = await this.payin.collect(
         {
@@ -290,8 +290,7 @@ function failedOutcome(error: unknown): SubmissionOutcome {
       providerReference: typeof data?.reference === 'string' ? data.reference : null,
     };
   }
-  if (provesNotSent(error))
-    return { status: 'FAILED', failureReason: `Not sent to the payment provider (${(error as ProviderError).code})` };
+  if (provesNotSent(error)) return { status: 'FAILED', failureReason: `Not sent to the payment provider (${error.code})` };
   return {
     status: 'UNKNOWN',
     detail: error instanceof ProviderError ? error.detail : 'The submission failed unexpectedly after it may have been sent',

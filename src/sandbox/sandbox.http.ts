@@ -32,6 +32,7 @@ export function errorBody(shape: ErrorShape, status: number, message: string): R
       return { success: false, message };
     case 'link-new':
       return { code: String(status), success: false, message };
+    case 'action':
     default:
       return { error: status, message };
   }

@@ -144,6 +144,11 @@ export function registerPayInRoutes(app: FastifyInstance, ctx: SandboxContext): 
         return scheduleCallbacks(payIn, ['SUCCESS', 'FAILED']);
       case 'duplicate_callback':
         return scheduleCallbacks(payIn, ['SUCCESS', 'SUCCESS'], true);
+      case 'success':
+      case 'insufficient_funds':
+      case 'timeout':
+      case 'server_error':
+      case 'lost_answer':
       default:
         return scheduleCallbacks(payIn, ['SUCCESS']);
     }

@@ -437,13 +437,12 @@ export class SandboxState extends EventEmitter {
   sleep(ms: number): Promise<boolean> {
     if (this.closedFlag) return Promise.resolve(false);
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout;
       const release = () => {
         clearTimeout(timer);
         this.hangReleases.delete(release);
         resolve(false);
       };
-      timer = setTimeout(
+      const timer = setTimeout(
         () => {
           this.hangReleases.delete(release);
           resolve(true);

@@ -123,7 +123,7 @@ const LISTING_KEYS = ['transactions', 'data', 'items'] as const;
 
 /** The array of a transaction listing: bare, or under one of LISTING_KEYS, at most two levels down. */
 export function transactionListOf(answer: unknown, depth = 0): unknown[] | undefined {
-  if (Array.isArray(answer)) return answer;
+  if (Array.isArray(answer)) return answer as unknown[];
   if (depth >= 2 || !answer || typeof answer !== 'object') return undefined;
   for (const key of LISTING_KEYS) {
     const list = transactionListOf((answer as Record<string, unknown>)[key], depth + 1);
