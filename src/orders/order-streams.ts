@@ -54,9 +54,9 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit() {
-    this.metrics.gaugeCollectedOnScrape('order_event_streams_open', 'Live order status streams open on this instance', [], async () => [
-      { labels: {}, value: this.open },
-    ]);
+    this.metrics.gaugeCollectedOnScrape('order_event_streams_open', 'Live order status streams open on this instance', [], () =>
+      Promise.resolve([{ labels: {}, value: this.open }]),
+    );
   }
 
   onApplicationShutdown() {

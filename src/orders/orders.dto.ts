@@ -59,7 +59,7 @@ export class CreateOrderDto {
     description: 'One-time code some mobile-money operators require; forwarded as the `otp` header, never stored.',
   })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
   @IsString()
   @Matches(/^\d{4,8}$/, { message: 'otp must be 4 to 8 digits' })
   otp?: string;
@@ -195,7 +195,7 @@ export class OrderFilterQueryDto extends PeriodQueryDto {
 
   @ApiPropertyOptional({ description: 'Only orders a contradicting callback flagged for review (true) or the others (false)' })
   @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   needsReview?: boolean;
 }
@@ -205,7 +205,7 @@ export class ListOrdersQueryDto extends IntersectionType(OrderFilterQueryDto, Pa
 export class ExportOrdersQueryDto extends OrderFilterQueryDto {
   @ApiPropertyOptional({ default: false, description: 'Start the file with a UTF-8 byte order mark (for Excel)' })
   @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   bom?: boolean;
 }

@@ -205,7 +205,8 @@ export class ProviderTransport {
         requestId: currentRequestId(),
         requestBody: redact(request.body),
         responseBody: answer
-          ? redact(answer.nonJson ? { text: answer.body === null ? '' : String(answer.body).slice(0, 2000) } : answer.body)
+          ? // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a body that was not JSON is kept as text, so String() only copies it
+            redact(answer.nonJson ? { text: answer.body === null ? '' : String(answer.body).slice(0, 2000) } : answer.body)
           : undefined,
       });
     } catch (error) {
