@@ -30,8 +30,11 @@ export default tseslint.config(
     },
   },
   {
-    // Tests poke at untyped JSON answers and pass methods around: the unsafe-any family and
-    // unbound-method are noise there. Promise and switch checks stay on.
+    // Tests poke at untyped JSON answers, stringify them for messages, and pass methods around:
+    // the unsafe-any family, no-base-to-string and unbound-method are noise there. Fakes and probe
+    // controllers stand in for async code and stay async even without an await (a rejected promise
+    // is not a synchronous throw), so require-await is off too. no-floating-promises,
+    // no-misused-promises, await-thenable and switch-exhaustiveness-check stay on.
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -41,6 +44,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/unbound-method': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-base-to-string': 'off',
+      '@typescript-eslint/require-await': 'off',
     },
   },
   {

@@ -156,8 +156,7 @@ export function redactUrl(url: string): string {
  * surrogate. Each becomes U+FFFD, so a record is kept (altered visibly) instead of lost.
  */
 export function storableText(text: string): string {
-  // eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL refuses
-  return text.replace(/\u0000/g, '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
+  return text.replaceAll('\u0000', '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
 }
 
 /** Deep copy of a JSON value with every string and key made storable (see `storableText`). */

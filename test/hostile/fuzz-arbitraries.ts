@@ -209,18 +209,14 @@ const distributionMutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc
     .tuple(fc.nat({ max: 3 }), hostileValue)
     .map(([at, value]): Mutation => (body) => ({ ...body, distribution: withEntry(body.distribution, at, () => value) })),
-  fc
-    .tuple(fc.nat({ max: 3 }), fc.constantFrom('matricule', 'rate'), hostileValue)
-    .map(([at, field, value]): Mutation => (body) => ({
-      ...body,
-      distribution: withEntry(body.distribution, at, (entry) => ({ ...(entry as Body), [field]: value })),
-    })),
-  fc
-    .tuple(fc.nat({ max: 3 }), hostileKey, hostileValue)
-    .map(([at, key, value]): Mutation => (body) => ({
-      ...body,
-      distribution: withEntry(body.distribution, at, (entry) => objectWithKeys([...Object.entries(entry as Body), [key, value]])),
-    })),
+  fc.tuple(fc.nat({ max: 3 }), fc.constantFrom('matricule', 'rate'), hostileValue).map(([at, field, value]): Mutation => (body) => ({
+    ...body,
+    distribution: withEntry(body.distribution, at, (entry) => ({ ...(entry as Body), [field]: value })),
+  })),
+  fc.tuple(fc.nat({ max: 3 }), hostileKey, hostileValue).map(([at, key, value]): Mutation => (body) => ({
+    ...body,
+    distribution: withEntry(body.distribution, at, (entry) => objectWithKeys([...Object.entries(entry as Body), [key, value]])),
+  })),
   fc.constantFrom<Mutation>(
     (body) => ({ ...body, distribution: [[]] }),
     (body) => ({ ...body, distribution: [body.distribution] }),

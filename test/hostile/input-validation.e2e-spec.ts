@@ -107,7 +107,7 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
           try {
             await expectRefused(answer, field, before);
           } catch (error) {
-            throw new Error(`${route.name}.${field}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`);
+            throw new Error(`${route.name}.${field}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`, { cause: error });
           }
         }
       }
@@ -222,7 +222,7 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
         try {
           await expectRefused(answer, name, before);
         } catch (error) {
-          throw new Error(`${route.name}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`);
+          throw new Error(`${route.name}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`, { cause: error });
         }
       }
     },

@@ -91,14 +91,12 @@ describe('provider error mapping', () => {
 
   it('init and distribution {success:false, message} are known rejections', async () => {
     const error = await caught(
-      service
-        .get(DistributionClient)
-        .initTransaction({
-          payment_receiver: 'X',
-          payment_id: `p_${Date.now()}`,
-          amount: 100,
-          distribution: [{ matricule: 'UNKNOWN', rate: 10 }],
-        }),
+      service.get(DistributionClient).initTransaction({
+        payment_receiver: 'X',
+        payment_id: `p_${Date.now()}`,
+        amount: 100,
+        distribution: [{ matricule: 'UNKNOWN', rate: 10 }],
+      }),
     );
     expect(error).toBeInstanceOf(ProviderRejectedError);
     expect(error).toMatchObject({ shape: 'success_false', outcomeKnown: true });

@@ -255,23 +255,21 @@ describe('people decide orders the provider left undecided', () => {
   it('the repository guard alone refuses an order a callback decided after the use case looked at it', async () => {
     const order = await make.unknown();
     expect((await providerCallback(service, order.id, 'success')).status).toBe(200);
-    const moved = await service
-      .get(OrdersRepository)
-      .resolveManually(
-        order.id,
-        'FAILED',
-        { statuses: ['UNKNOWN', 'EXPIRED'], pendingOlderThanSeconds: 70 },
-        { actor: adminSub, note: NOTE },
-        {
-          actor: adminSub,
-          action: 'order.resolved',
-          resourceType: 'order',
-          resourceId: order.id,
-          requestId: null,
-          note: NOTE,
-          details: null,
-        },
-      );
+    const moved = await service.get(OrdersRepository).resolveManually(
+      order.id,
+      'FAILED',
+      { statuses: ['UNKNOWN', 'EXPIRED'], pendingOlderThanSeconds: 70 },
+      { actor: adminSub, note: NOTE },
+      {
+        actor: adminSub,
+        action: 'order.resolved',
+        resourceType: 'order',
+        resourceId: order.id,
+        requestId: null,
+        note: NOTE,
+        details: null,
+      },
+    );
     expect(moved).toBeUndefined();
     expect((await historyOf(order.id)).map((h) => h.reason)).toEqual(['created', 'provider_outcome_unknown', 'callback_success']);
     expect(await auditRowsOf(service, order.id)).toEqual([]);
