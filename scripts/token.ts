@@ -18,7 +18,10 @@ const USAGE = `usage: npm run token -- --sub <user id> [--roles ${ROLES.join(','
 class UsageError extends Error {}
 
 function parseRoles(text: string): Role[] {
-  const roles = text.split(',').map((role) => role.trim()).filter((role) => role !== '');
+  const roles = text
+    .split(',')
+    .map((role) => role.trim())
+    .filter((role) => role !== '');
   if (roles.length === 0) throw new UsageError(`--roles needs at least one of ${ROLES.join(', ')}`);
   const unknown = roles.filter((role) => !isRole(role));
   if (unknown.length > 0) throw new UsageError(`unknown role(s) ${unknown.join(', ')}: use ${ROLES.join(', ')}`);
@@ -29,7 +32,12 @@ async function main(): Promise<void> {
   let values: { sub?: string; roles?: string; ttl?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
-      options: { sub: { type: 'string' }, roles: { type: 'string', default: 'customer' }, ttl: { type: 'string', default: '1h' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        sub: { type: 'string' },
+        roles: { type: 'string', default: 'customer' },
+        ttl: { type: 'string', default: '1h' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -46,7 +54,9 @@ async function main(): Promise<void> {
   loadDotEnvIfPresent();
   const { auth } = loadAppConfig(process.env);
   if (!auth.jwtSecret) {
-    throw new Error('only AUTH_JWKS_URL is configured: tokens come from the identity provider, this command cannot mint one the service accepts');
+    throw new Error(
+      'only AUTH_JWKS_URL is configured: tokens come from the identity provider, this command cannot mint one the service accepts',
+    );
   }
   const token = await mintToken({ sub: values.sub.trim(), roles, ttl: values.ttl ?? '1h', secret: auth.jwtSecret });
   process.stdout.write(`${token}\n`);

@@ -26,7 +26,25 @@ export class AppModule {
   static forRoot(config: AppConfig, logger: Logger, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), MetricsModule, DatabaseModule, AuthModule, ProviderModule, IdempotencyModule, OrdersModule, CallbacksModule, CardsModule, WalletLinksModule, DistributionsModule, ReportsModule, AuditModule, ResolutionsModule, HealthModule, ...extraImports],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(logger),
+        MetricsModule,
+        DatabaseModule,
+        AuthModule,
+        ProviderModule,
+        IdempotencyModule,
+        OrdersModule,
+        CallbacksModule,
+        CardsModule,
+        WalletLinksModule,
+        DistributionsModule,
+        ReportsModule,
+        AuditModule,
+        ResolutionsModule,
+        HealthModule,
+        ...extraImports,
+      ],
       providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
     };
   }

@@ -26,7 +26,11 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Builds the HTTP application (not listening yet). Used by the service entry point and by tests. */
-export async function createApp(config: AppConfig, logger: Logger, options: { extraImports?: DynamicModule['imports'] } = {}): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: AppConfig,
+  logger: Logger,
+  options: { extraImports?: DynamicModule['imports'] } = {},
+): Promise<NestFastifyApplication> {
   // Whatever path a configured secret takes (an error echoed by the provider, a URL), logs and records scrub it.
   registerConfiguredSecrets(config);
   const adapter = new FastifyAdapter({
@@ -61,7 +65,8 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
   // provider's callbacks are exempt (their query is evidence, stored, never validated).
   fastify.addHook('onRequest', (request, _reply, done) => {
     const queryAt = request.url.indexOf('?');
-    const excess = queryAt === -1 || isCallbackRoute(request) ? undefined : formExcess(request.url.slice(queryAt + 1), BODY_BOUNDS, 'The query string');
+    const excess =
+      queryAt === -1 || isCallbackRoute(request) ? undefined : formExcess(request.url.slice(queryAt + 1), BODY_BOUNDS, 'The query string');
     done(excess === undefined ? undefined : new QueryTooComplexError(excess));
   });
   const metrics = app.get(MetricsService);
@@ -70,7 +75,13 @@ export async function createApp(config: AppConfig, logger: Logger, options: { ex
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     logger.info(
-      { requestId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime) },
+      {
+        requestId: request.id,
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime),
+      },
       'http request',
     );
     done();
@@ -172,7 +183,8 @@ function headOf(source: Readable, keepBytes: number, maxBytes: number): Readable
       consumed += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       // Fastify checks the bytes that arrived against Content-Length by this property.
       head.receivedEncodedLength = consumed;
-      if (consumed > maxBytes) return callback(Object.assign(new Error(`A callback body may not exceed ${maxBytes} bytes.`), { statusCode: 413 }));
+      if (consumed > maxBytes)
+        return callback(Object.assign(new Error(`A callback body may not exceed ${maxBytes} bytes.`), { statusCode: 413 }));
       callback(null, already < keepBytes ? Buffer.from(chunk).subarray(0, keepBytes - already) : undefined);
     },
   });
@@ -191,7 +203,9 @@ function registerBodyParsers(fastify: FastifyInstance) {
   fastify.addHook('onRoute', (route) => {
     if (route.url.startsWith(CALLBACK_ROUTE_PREFIX)) route.bodyLimit = CALLBACK_BODY_MAX_BYTES;
   });
-  fastify.addHook('preParsing', async (request, _reply, payload) => (isCallbackRoute(request) ? headOf(payload, CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES) : payload));
+  fastify.addHook('preParsing', async (request, _reply, payload) =>
+    isCallbackRoute(request) ? headOf(payload, CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES) : payload,
+  );
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
   const keepForCallback = (request: RawBodyRequest, text: string, done: (error: Error | null, body?: unknown) => void): boolean => {
@@ -206,7 +220,7 @@ function registerBodyParsers(fastify: FastifyInstance) {
     if (text.trim() === '') return done(null, undefined);
     const refusal = bodyRefusal(jsonExcess(text));
     if (refusal) return done(refusal, undefined);
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;

@@ -30,6 +30,7 @@ async function main() {
   // finish, event streams end, the embedded database is closed so its data directory opens again
   // without recovery. A signal during start-up waits for the start to finish, then stops. A later
   // signal gives up waiting and exits at once with the shell's code for that signal.
+  // eslint-disable-next-line prefer-const -- the signal handlers below read it before start-up assigns it; a const would be in its temporal dead zone then
   let service: RunningService | undefined;
   let stopRequested = false;
   let firstSignalAt = 0;

@@ -19,7 +19,10 @@ export class AuditFilterQueryDto extends PeriodQueryDto {
   @IsIn(AUDIT_ACTIONS)
   action?: AuditAction;
 
-  @ApiPropertyOptional({ example: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f', description: 'Only what was done to this order, card operation or distribution' })
+  @ApiPropertyOptional({
+    example: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f',
+    description: 'Only what was done to this order, card operation or distribution',
+  })
   @IsOptional()
   @Transform(trim)
   @IsString()
@@ -45,10 +48,20 @@ export class AuditEventDto {
   @ApiProperty({ enum: AUDIT_RESOURCE_TYPES, example: 'order' })
   resourceType: AuditResourceType;
 
-  @ApiProperty({ nullable: true, type: String, example: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f', description: 'Null for an export (a filtered set, see details.filters)' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f',
+    description: 'Null for an export (a filtered set, see details.filters)',
+  })
   resourceId: string | null;
 
-  @ApiProperty({ example: '4f0c8a2e-6d7b-4c55-9a5e-2c1d0e9b7a11', nullable: true, type: String, description: 'The x-request-id of the request that did it' })
+  @ApiProperty({
+    example: '4f0c8a2e-6d7b-4c55-9a5e-2c1d0e9b7a11',
+    nullable: true,
+    type: String,
+    description: 'The x-request-id of the request that did it',
+  })
   requestId: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: 'Provider statement of 2026-11-23 shows the payment as settled' })

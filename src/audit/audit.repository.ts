@@ -28,7 +28,9 @@ export class AuditRepository {
       ...(filter.actor ? { actor: filter.actor } : {}),
       ...(filter.action ? { action: filter.action } : {}),
       ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
-      ...(filter.from || filter.to ? { at: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+      ...(filter.from || filter.to
+        ? { at: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
+        : {}),
     };
     const after = page.after;
     const rows = await this.prisma.auditEvent.findMany({

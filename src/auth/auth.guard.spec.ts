@@ -40,7 +40,8 @@ function contextFor(handler: keyof ReportsController, headers: AuthenticatedRequ
 
 describe('AuthGuard', () => {
   const guard = new AuthGuard(new Reflector(), new JwtVerifier(config));
-  const check = (handler: keyof ReportsController, headers: AuthenticatedRequest['headers']) => guard.canActivate(contextFor(handler, headers).context);
+  const check = (handler: keyof ReportsController, headers: AuthenticatedRequest['headers']) =>
+    guard.canActivate(contextFor(handler, headers).context);
 
   it('attaches the verified caller as request.user', async () => {
     const { request, context } = contextFor('summary', { authorization: `Bearer ${await tokenFor(['finance'])}` });
@@ -74,7 +75,9 @@ describe('AuthGuard', () => {
 
   it('refuses two Authorization headers with 400, even when node kept only the first', async () => {
     const token = await tokenFor(['admin']);
-    await expect(check('summary', { authorization: [`Bearer ${token}`, `Bearer ${token}`] })).rejects.toBeInstanceOf(DuplicateAuthorizationError);
+    await expect(check('summary', { authorization: [`Bearer ${token}`, `Bearer ${token}`] })).rejects.toBeInstanceOf(
+      DuplicateAuthorizationError,
+    );
     const raw = ['Host', 'x', 'Authorization', `Bearer ${token}`, 'authorization', 'Bearer other'];
     const attempt = guard.canActivate(contextFor('summary', { authorization: `Bearer ${token}` }, raw).context);
     await expect(attempt).rejects.toBeInstanceOf(DuplicateAuthorizationError);
@@ -108,7 +111,12 @@ describe('@Auth on a Fastify application', () => {
   @Catch(DomainError)
   class StatusFilter implements ExceptionFilter {
     catch(error: DomainError, host: ArgumentsHost) {
-      void host.switchToHttp().getResponse<FastifyReply>().status(error.status).headers(error.headers).send({ code: error.code, detail: error.detail });
+      void host
+        .switchToHttp()
+        .getResponse<FastifyReply>()
+        .status(error.status)
+        .headers(error.headers)
+        .send({ code: error.code, detail: error.detail });
     }
   }
 
@@ -135,7 +143,10 @@ describe('@Auth on a Fastify application', () => {
   };
 
   it('hands the verified caller to @CurrentUser()', async () => {
-    await expect(get('/probe/me', await tokenFor(['customer'], 'erin'))).resolves.toMatchObject({ status: 200, body: { id: 'erin', roles: ['customer'] } });
+    await expect(get('/probe/me', await tokenFor(['customer'], 'erin'))).resolves.toMatchObject({
+      status: 200,
+      body: { id: 'erin', roles: ['customer'] },
+    });
   });
 
   it('answers 401 without a token and 403 for a missing role', async () => {
@@ -143,11 +154,17 @@ describe('@Auth on a Fastify application', () => {
     expect(anonymous).toMatchObject({ status: 401, body: { code: 'unauthenticated', detail: 'Missing bearer token' } });
     expect(anonymous.headers['www-authenticate']).toBe('Bearer');
     await expect(get('/probe/finance', await tokenFor(['customer']))).resolves.toMatchObject({ status: 403, body: { code: 'forbidden' } });
-    await expect(get('/probe/finance', await tokenFor(['admin'], 'root'))).resolves.toMatchObject({ status: 200, body: { reader: 'root' } });
+    await expect(get('/probe/finance', await tokenFor(['admin'], 'root'))).resolves.toMatchObject({
+      status: 200,
+      body: { reader: 'root' },
+    });
   });
 
   it('documents the bearer security and the 401/403 answers for Swagger', () => {
-    const document = SwaggerModule.createDocument(app, new DocumentBuilder().addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer').build());
+    const document = SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder().addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer').build(),
+    );
     const finance = document.paths['/probe/finance'].get!;
     expect(finance.security).toEqual([{ bearer: [] }]);
     expect(Object.keys(finance.responses)).toEqual(expect.arrayContaining(['401', '403']));

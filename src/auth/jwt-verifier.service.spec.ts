@@ -35,7 +35,10 @@ describe('JwtVerifier with an HS256 secret', () => {
 
   it('gives the customer role when the claim is absent or empty', async () => {
     await expect(verifier.verify(await hs256({ sub: 'bob', exp: now() + 60 }))).resolves.toEqual({ id: 'bob', roles: ['customer'] });
-    await expect(verifier.verify(await hs256({ sub: 'bob', roles: [], exp: now() + 60 }))).resolves.toEqual({ id: 'bob', roles: ['customer'] });
+    await expect(verifier.verify(await hs256({ sub: 'bob', roles: [], exp: now() + 60 }))).resolves.toEqual({
+      id: 'bob',
+      roles: ['customer'],
+    });
   });
 
   it('refuses an expired token, but tolerates 30 s of clock skew', async () => {
@@ -47,7 +50,9 @@ describe('JwtVerifier with an HS256 secret', () => {
   });
 
   it('refuses a token signed with another secret', async () => {
-    const error = await rejection(verifier.verify(await hs256({ sub: 'alice', exp: now() + 60 }, 'another-secret-of-at-least-thirty-two-chars')));
+    const error = await rejection(
+      verifier.verify(await hs256({ sub: 'alice', exp: now() + 60 }, 'another-secret-of-at-least-thirty-two-chars')),
+    );
     expect(error.detail).toBe(TOKEN_MESSAGES.invalid);
   });
 
@@ -59,7 +64,9 @@ describe('JwtVerifier with an HS256 secret', () => {
 
   it('refuses a token without sub, with an empty sub, or without exp', async () => {
     expect((await rejection(verifier.verify(await hs256({ roles: ['customer'], exp: now() + 60 })))).detail).toBe(TOKEN_MESSAGES.invalid);
-    expect((await rejection(verifier.verify(await hs256({ sub: ' ', exp: now() + 60 })))).detail).toMatch(/"sub" must be a non-empty string/);
+    expect((await rejection(verifier.verify(await hs256({ sub: ' ', exp: now() + 60 })))).detail).toMatch(
+      /"sub" must be a non-empty string/,
+    );
     expect((await rejection(verifier.verify(await hs256({ sub: 'alice' })))).detail).toBe(TOKEN_MESSAGES.invalid);
   });
 
@@ -117,13 +124,19 @@ describe('JwtVerifier with a remote key set (JWKS)', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const sign = (key: CryptoKey, alg: string, kid: string, payload: JWTPayload) => new SignJWT(payload).setProtectedHeader({ alg, kid }).sign(key);
+  const sign = (key: CryptoKey, alg: string, kid: string, payload: JWTPayload) =>
+    new SignJWT(payload).setProtectedHeader({ alg, kid }).sign(key);
 
   it('accepts RS256 and ES256 tokens signed with a published key, fetching the key set once', async () => {
     const verifier = new JwtVerifier(configWith({ jwksUrl }));
     const before = jwksRequests;
-    await expect(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', roles: ['admin'], exp: now() + 60 }))).resolves.toEqual({ id: 'carol', roles: ['admin'] });
-    await expect(verifier.verify(await sign(ecKey, 'ES256', 'ec-1', { sub: 'dave', exp: now() + 60 }))).resolves.toEqual({ id: 'dave', roles: ['customer'] });
+    await expect(
+      verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', roles: ['admin'], exp: now() + 60 })),
+    ).resolves.toEqual({ id: 'carol', roles: ['admin'] });
+    await expect(verifier.verify(await sign(ecKey, 'ES256', 'ec-1', { sub: 'dave', exp: now() + 60 }))).resolves.toEqual({
+      id: 'dave',
+      roles: ['customer'],
+    });
     expect(jwksRequests - before).toBe(1);
   });
 
@@ -136,14 +149,18 @@ describe('JwtVerifier with a remote key set (JWKS)', () => {
 
   it('refuses an expired RS256 token and an HS256 token when only a key set is configured', async () => {
     const verifier = new JwtVerifier(configWith({ jwksUrl }));
-    expect((await rejection(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() - 120 })))).detail).toBe(TOKEN_MESSAGES.expired);
-    expect((await rejection(verifier.verify(await hs256({ sub: 'carol', exp: now() + 60 }))))).toBeInstanceOf(UnauthenticatedError);
+    expect((await rejection(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() - 120 })))).detail).toBe(
+      TOKEN_MESSAGES.expired,
+    );
+    expect(await rejection(verifier.verify(await hs256({ sub: 'carol', exp: now() + 60 })))).toBeInstanceOf(UnauthenticatedError);
   });
 
   it('accepts either kind of token when both a secret and a key set are configured', async () => {
     const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET, jwksUrl }));
     await expect(verifier.verify(await hs256({ sub: 'alice', exp: now() + 60 }))).resolves.toMatchObject({ id: 'alice' });
-    await expect(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 }))).resolves.toMatchObject({ id: 'carol' });
+    await expect(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 }))).resolves.toMatchObject({
+      id: 'carol',
+    });
   });
 
   it('answers 401 with a distinct detail when the key set cannot be fetched', async () => {

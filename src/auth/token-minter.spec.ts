@@ -60,7 +60,12 @@ describe('npm run token (scripts/token.ts)', () => {
   // The development configuration: no AUTH_* and no NODE_ENV=production inherited from the runner.
   const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AUTH_') && name !== 'NODE_ENV'));
   const runCli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    spawnSync(process.execPath, ['-r', '@swc-node/register', 'scripts/token.ts', ...args], { cwd: root, env: { ...baseEnv, ...env }, encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, ['-r', '@swc-node/register', 'scripts/token.ts', ...args], {
+      cwd: root,
+      env: { ...baseEnv, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   it('prints only a token that the service accepts with the development secret', async () => {
     const result = runCli(['--sub', 'alice', '--roles', 'finance', '--ttl', '8h']);

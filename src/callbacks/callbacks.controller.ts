@@ -22,19 +22,32 @@ export class CallbacksController {
   })
   @ApiOkResponse({ type: CallbackAckDto })
   @ApiNotFoundResponse({ description: 'Unknown order or wrong token (recorded as REJECTED)' })
-  receivePost(@Req() request: FastifyRequest, @Param('orderId') orderId: string, @Param('outcome') outcome: string): Promise<CallbackAckDto> {
+  receivePost(
+    @Req() request: FastifyRequest,
+    @Param('orderId') orderId: string,
+    @Param('outcome') outcome: string,
+  ): Promise<CallbackAckDto> {
     return this.receive(request, orderId, outcome);
   }
 
   @Get(CALLBACK_PATH)
   @ApiExcludeEndpoint()
-  receiveGet(@Req() request: FastifyRequest, @Param('orderId') orderId: string, @Param('outcome') outcome: string): Promise<CallbackAckDto> {
+  receiveGet(
+    @Req() request: FastifyRequest,
+    @Param('orderId') orderId: string,
+    @Param('outcome') outcome: string,
+  ): Promise<CallbackAckDto> {
     return this.receive(request, orderId, outcome);
   }
 
   @Get()
   @Auth('finance')
-  @ApiOperation({ operationId: 'listCallbacks', summary: 'Stored provider callbacks, newest first (finance)', description: 'Every call received on the callback URLs, as received (method, query, headers, raw body) with how it was handled (`result`), also the rejected ones. Filter by order, outcome, result and time window.' })
+  @ApiOperation({
+    operationId: 'listCallbacks',
+    summary: 'Stored provider callbacks, newest first (finance)',
+    description:
+      'Every call received on the callback URLs, as received (method, query, headers, raw body) with how it was handled (`result`), also the rejected ones. Filter by order, outcome, result and time window.',
+  })
   @ApiOkResponse({ type: CallbackPageDto })
   list(@Query() query: ListCallbacksQueryDto): Promise<CallbackPageDto> {
     return this.callbacks.list(query);

@@ -16,7 +16,13 @@ export class CallbackRecordDto {
   @ApiProperty({ example: 'c5a1e7b2-9d40-4f3a-8b6c-2e1d0f9a8b7c', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ example: '8d3e5f0a-1b2c-4d6e-9f70-a1b2c3d4e5f6', format: 'uuid', nullable: true, type: String, description: 'null when the URL named no order or its token was wrong' })
+  @ApiProperty({
+    example: '8d3e5f0a-1b2c-4d6e-9f70-a1b2c3d4e5f6',
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'null when the URL named no order or its token was wrong',
+  })
   orderId: string | null;
 
   @ApiProperty({ example: '8d3e5f0a-1b2c-4d6e-9f70-a1b2c3d4e5f6', description: 'Order id as it appeared in the URL' })
@@ -31,16 +37,31 @@ export class CallbackRecordDto {
   @ApiProperty({ example: 'POST' })
   method: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Query parameters; the token and every secret-like name redacted. Values cut to 256 characters (at most 32 members) when REJECTED' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Query parameters; the token and every secret-like name redacted. Values cut to 256 characters (at most 32 members) when REJECTED',
+  })
   query: unknown;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Headers without secrets. Values cut to 256 characters (at most 32 members) when REJECTED' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Headers without secrets. Values cut to 256 characters (at most 32 members) when REJECTED',
+  })
   headers: unknown;
 
   @ApiProperty({ example: 'application/json', nullable: true, type: String })
   contentType: string | null;
 
-  @ApiProperty({ example: '{"status":"SUCCESS","order_id":"ord_3f1c0b6e2a9d4c7b8e5f6a1b2c3d4e5f"}', nullable: true, type: String, description: 'The body as received, as text (never parsed): its first 64 KiB, or 1 KiB when REJECTED. NUL characters are kept as U+FFFD' })
+  @ApiProperty({
+    example: '{"status":"SUCCESS","order_id":"ord_3f1c0b6e2a9d4c7b8e5f6a1b2c3d4e5f"}',
+    nullable: true,
+    type: String,
+    description:
+      'The body as received, as text (never parsed): its first 64 KiB, or 1 KiB when REJECTED. NUL characters are kept as U+FFFD',
+  })
   rawBody: string | null;
 
   @ApiProperty({ example: '203.0.113.7', nullable: true, type: String })
@@ -73,5 +94,4 @@ export class ListCallbacksQueryDto extends PagedPeriodQueryDto {
   @IsOptional()
   @IsIn(CALLBACK_RESULTS)
   result?: (typeof CALLBACK_RESULTS)[number];
-
 }

@@ -5,5 +5,9 @@ import { CallbacksRepository } from './callbacks.repository';
 import { CallbacksService } from './callbacks.service';
 import { RejectedCallbackPurgeScheduler } from './rejected-callback-purge.scheduler';
 
-@Module({ imports: [OrdersModule], controllers: [CallbacksController], providers: [CallbacksService, CallbacksRepository, RejectedCallbackPurgeScheduler] })
+@Module({
+  imports: [OrdersModule],
+  controllers: [CallbacksController],
+  providers: [CallbacksService, CallbacksRepository, RejectedCallbackPurgeScheduler],
+})
 export class CallbacksModule {}

@@ -25,14 +25,18 @@ export class CallbacksRepository {
       ...(filter.orderId ? { orderId: filter.orderId } : {}),
       ...(filter.outcome ? { outcome: filter.outcome } : {}),
       ...(filter.result ? { result: filter.result } : {}),
-      ...(filter.from || filter.to ? { receivedAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+      ...(filter.from || filter.to
+        ? { receivedAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
+        : {}),
     };
     const rows = await this.prisma.providerCallback.findMany({
-      where: after ? { AND: [where, { OR: [{ receivedAt: { lt: after.receivedAt } }, { receivedAt: after.receivedAt, id: { lt: after.id } }] }] } : where,
+      where: after
+        ? { AND: [where, { OR: [{ receivedAt: { lt: after.receivedAt } }, { receivedAt: after.receivedAt, id: { lt: after.id } }] }] }
+        : where,
       orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });
-    return rows.map((r) => ({ ...r, result: r.result as CallbackResult }));
+    return rows.map((r) => ({ ...r, result: r.result }));
   }
 
   /**
@@ -43,7 +47,9 @@ export class CallbacksRepository {
   async tryPurgeRejectedAsLeader(olderThanDays: number, batchSize: number): Promise<{ leader: boolean; purged: number }> {
     return this.prisma.$transaction(async (tx) => {
       // Read as text: never depends on how the driver adapter maps booleans.
-      const [lock] = await tx.$queryRaw<{ locked: string }[]>`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.rejectedCallbackPurge}::bigint)::text AS locked`;
+      const [lock] = await tx.$queryRaw<
+        { locked: string }[]
+      >`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.rejectedCallbackPurge}::bigint)::text AS locked`;
       if (lock?.locked !== 'true') return { leader: false, purged: 0 };
       const purged = await tx.$executeRaw`
         DELETE FROM provider_callbacks WHERE id IN (

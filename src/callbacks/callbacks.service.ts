@@ -50,7 +50,8 @@ export class CallbacksService {
    * answered 404 like a URL that does not exist.
    */
   async receive(arrived: ArrivedCallback): Promise<CallbackAckDto> {
-    const tokenValid = UUID_PATTERN.test(arrived.pathOrderId) && this.urls.verify(arrived.pathOrderId, arrived.outcome, arrived.query.token);
+    const tokenValid =
+      UUID_PATTERN.test(arrived.pathOrderId) && this.urls.verify(arrived.pathOrderId, arrived.outcome, arrived.query.token);
     // Anyone can call a callback URL: what a wrong token brings is kept only in a bounded form.
     const bound = tokenValid ? (value: Record<string, unknown>) => value : boundedMembers;
     const callback = await this.orders.applyCallback({
@@ -61,11 +62,15 @@ export class CallbacksService {
       query: storableJson(bound(redactQuery(arrived.query))),
       headers: storableJson(bound(redact(arrived.headers))),
       contentType: arrived.contentType === null ? null : storableText(arrived.contentType.slice(0, STORED_CONTENT_TYPE_CHARS)),
-      rawBody: arrived.rawBody === null ? null : storableText(truncateUtf8(arrived.rawBody, tokenValid ? STORED_BODY_BYTES : REJECTED_BODY_BYTES)),
+      rawBody:
+        arrived.rawBody === null ? null : storableText(truncateUtf8(arrived.rawBody, tokenValid ? STORED_BODY_BYTES : REJECTED_BODY_BYTES)),
       remoteIp: arrived.remoteIp,
       requestId: arrived.requestId,
     });
-    this.metrics.callbacks.inc({ outcome: ['success', 'failure'].includes(arrived.outcome) ? arrived.outcome : 'other', result: callback.result });
+    this.metrics.callbacks.inc({
+      outcome: ['success', 'failure'].includes(arrived.outcome) ? arrived.outcome : 'other',
+      result: callback.result,
+    });
     if (callback.result === 'REJECTED') throw new NotFoundError('No such callback URL.');
     return { status: 'received', callbackId: callback.id };
   }
@@ -89,7 +94,10 @@ export class CallbacksService {
  */
 function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(query).map(([name, value]) => [name, SECRET_LIKE_NAME.test(name) && value !== undefined && value !== null ? REDACTED : redact(value)]),
+    Object.entries(query).map(([name, value]) => [
+      name,
+      SECRET_LIKE_NAME.test(name) && value !== undefined && value !== null ? REDACTED : redact(value),
+    ]),
   );
 }
 

@@ -23,7 +23,12 @@ export class RejectedCallbackPurgeScheduler extends ScheduledJob<number> {
     private readonly repository: CallbacksRepository,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
-    super('rejected-callback-purge', REJECTED_CALLBACK_PURGE_INTERVAL_MS, logger.child({ component: 'rejected-callback-purge' }), FIRST_PURGE_DELAY_MS);
+    super(
+      'rejected-callback-purge',
+      REJECTED_CALLBACK_PURGE_INTERVAL_MS,
+      logger.child({ component: 'rejected-callback-purge' }),
+      FIRST_PURGE_DELAY_MS,
+    );
   }
 
   /** One purge, unless one is still running in this instance; how many records it deleted. */

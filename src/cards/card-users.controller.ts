@@ -43,7 +43,11 @@ export class CardUsersController {
 
   @Get()
   @Auth()
-  @ApiOperation({ operationId: 'listCardUsers', summary: 'List card users, newest first', description: 'A customer sees its own; finance and admin see all.' })
+  @ApiOperation({
+    operationId: 'listCardUsers',
+    summary: 'List card users, newest first',
+    description: 'A customer sees its own; finance and admin see all.',
+  })
   @ApiOkResponse({ type: CardUserPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: PageQueryDto): Promise<CardUserPageDto> {
     return this.cardUsers.list(user, query);
@@ -51,7 +55,11 @@ export class CardUsersController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ operationId: 'getCardUser', summary: 'One card user, refreshed from the provider', description: 'Merged with what the provider says now (by reference), with the ids of its cards.' })
+  @ApiOperation({
+    operationId: 'getCardUser',
+    summary: 'One card user, refreshed from the provider',
+    description: 'Merged with what the provider says now (by reference), with the ids of its cards.',
+  })
   @ApiOkResponse({ type: CardUserDetailDto })
   @ApiNotFoundResponse({ description: 'No such card user, or not yours' })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardUserDetailDto> {
@@ -60,10 +68,18 @@ export class CardUsersController {
 
   @Get(':id/operations')
   @Auth()
-  @ApiOperation({ operationId: 'listCardUserOperations', summary: "Operations on this user's cards, newest first", description: 'Card creations included, also those that produced no card (FAILED or UNKNOWN).' })
+  @ApiOperation({
+    operationId: 'listCardUserOperations',
+    summary: "Operations on this user's cards, newest first",
+    description: 'Card creations included, also those that produced no card (FAILED or UNKNOWN).',
+  })
   @ApiOkResponse({ type: CardOperationPageDto })
   @ApiNotFoundResponse({ description: 'No such card user, or not yours' })
-  operations(@CurrentUser() user: AuthUser, @Param('id') id: string, @Query() query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
+  operations(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Query() query: ListCardOperationsQueryDto,
+  ): Promise<CardOperationPageDto> {
     return this.cardUsers.operations(user, id, query);
   }
 

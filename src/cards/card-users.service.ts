@@ -14,7 +14,14 @@ import { canSee, toCardUserDto, toOperationDto } from './card-mappers';
 import type { CardUserRecord, CardUserRefresh } from './card.types';
 import { DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
 import { afterCursor, positionOf } from './cards.cursor';
-import type { CardOperationPageDto, CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto, ListCardOperationsQueryDto } from './cards.dto';
+import type {
+  CardOperationPageDto,
+  CardUserDetailDto,
+  CardUserDto,
+  CardUserPageDto,
+  CreateCardUserDto,
+  ListCardOperationsQueryDto,
+} from './cards.dto';
 import { CardsRepository } from './cards.repository';
 
 /** Purpose bound to the sealed id number: a value sealed for another column does not open here. */
@@ -64,7 +71,10 @@ export class CardUsersService {
       created = await this.provider.createUser(body);
     } catch (error) {
       if (error instanceof ProviderError && !error.outcomeKnown) {
-        this.logger.warn({ ownerId: user.id, code: error.code }, 'card user creation: outcome unknown, the provider may hold a user this service does not know');
+        this.logger.warn(
+          { ownerId: user.id, code: error.code },
+          'card user creation: outcome unknown, the provider may hold a user this service does not know',
+        );
       }
       throw error;
     }
@@ -94,7 +104,10 @@ export class CardUsersService {
       billingPostalCode: dto.billingPostalCode,
     });
     if (!stored) {
-      this.logger.error({ ownerId: user.id, providerUserId: created.user_id }, 'card user creation: the provider answered with the user_id or reference of a card user already stored');
+      this.logger.error(
+        { ownerId: user.id, providerUserId: created.user_id },
+        'card user creation: the provider answered with the user_id or reference of a card user already stored',
+      );
       throw new ProviderBadResponseError('The payment provider answered with the identifiers of a card user this service already holds.');
     }
     this.logger.info({ cardUserId: stored.id, providerUserId: stored.providerUserId }, 'card user created');

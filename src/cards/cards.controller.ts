@@ -20,7 +20,8 @@ import { CardsService } from './cards.service';
 
 const NOT_FOUND = 'No such card, or not yours';
 const TERMINATED = '`card_terminated`: the card is terminated and accepts no operation (nothing is sent to the provider)';
-const UNKNOWN_OUTCOME = '`provider_timeout`: the provider did not answer; the operation (operationId in the problem) is UNKNOWN and is never retried automatically';
+const UNKNOWN_OUTCOME =
+  '`provider_timeout`: the provider did not answer; the operation (operationId in the problem) is UNKNOWN and is never retried automatically';
 
 @ApiTags('Virtual cards')
 @Controller('v1/cards')
@@ -29,7 +30,11 @@ export class CardsController {
 
   @Get()
   @Auth()
-  @ApiOperation({ operationId: 'listCards', summary: 'List cards, newest first', description: 'A customer sees its own; finance and admin see all. Stored state (no provider call).' })
+  @ApiOperation({
+    operationId: 'listCards',
+    summary: 'List cards, newest first',
+    description: 'A customer sees its own; finance and admin see all. Stored state (no provider call).',
+  })
   @ApiOkResponse({ type: CardPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: ListCardsQueryDto): Promise<CardPageDto> {
     return this.cards.list(user, query);
@@ -37,7 +42,11 @@ export class CardsController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ operationId: 'getCard', summary: 'One card, refreshed from the provider', description: 'Number masked (`**** **** **** 1234`), balance as a decimal string, status ACTIVE, FROZEN or TERMINATED.' })
+  @ApiOperation({
+    operationId: 'getCard',
+    summary: 'One card, refreshed from the provider',
+    description: 'Number masked (`**** **** **** 1234`), balance as a decimal string, status ACTIVE, FROZEN or TERMINATED.',
+  })
   @ApiOkResponse({ type: CardDetailDto })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardDetailDto> {
@@ -48,7 +57,11 @@ export class CardsController {
   @HttpCode(200)
   @Auth('customer')
   @Idempotent('cards.topup', { releaseOn: provesNotSent })
-  @ApiOperation({ operationId: 'topUpCard', summary: 'Top up a card', description: "Owner or admin. `amount` in the card's currency. Stored as a TOPUP operation before the provider is asked." })
+  @ApiOperation({
+    operationId: 'topUpCard',
+    summary: 'Top up a card',
+    description: "Owner or admin. `amount` in the card's currency. Stored as a TOPUP operation before the provider is asked.",
+  })
   @ApiOkResponse({ type: CardOperationResultDto, description: '`{ operationId, newBalance, providerTransactionId, ... }`' })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: `${TERMINATED}; \`card_frozen\`: unfreeze it first; \`idempotency_in_progress\`` })
@@ -61,7 +74,11 @@ export class CardsController {
   @HttpCode(200)
   @Auth('customer')
   @Idempotent('cards.withdraw', { releaseOn: provesNotSent })
-  @ApiOperation({ operationId: 'withdrawFromCard', summary: 'Withdraw from a card', description: "Owner or admin. `amount` in the card's currency. Stored as a WITHDRAW operation before the provider is asked." })
+  @ApiOperation({
+    operationId: 'withdrawFromCard',
+    summary: 'Withdraw from a card',
+    description: "Owner or admin. `amount` in the card's currency. Stored as a WITHDRAW operation before the provider is asked.",
+  })
   @ApiOkResponse({ type: CardOperationResultDto })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: `${TERMINATED}; \`card_frozen\`: unfreeze it first; \`idempotency_in_progress\`` })
@@ -73,7 +90,12 @@ export class CardsController {
   @Post(':id/freeze')
   @HttpCode(200)
   @Auth('customer')
-  @ApiOperation({ operationId: 'freezeCard', summary: 'Freeze a card (provider: disabled)', description: 'Owner or admin. Idempotent by outcome: freezing a frozen card answers 200 and leaves it frozen. Every request is recorded.' })
+  @ApiOperation({
+    operationId: 'freezeCard',
+    summary: 'Freeze a card (provider: disabled)',
+    description:
+      'Owner or admin. Idempotent by outcome: freezing a frozen card answers 200 and leaves it frozen. Every request is recorded.',
+  })
   @ApiOkResponse({ type: CardOperationResultDto })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: TERMINATED })
@@ -84,7 +106,11 @@ export class CardsController {
   @Post(':id/unfreeze')
   @HttpCode(200)
   @Auth('customer')
-  @ApiOperation({ operationId: 'unfreezeCard', summary: 'Unfreeze a card (provider: enabled)', description: 'Owner or admin. Idempotent by outcome: unfreezing an active card answers 200 and leaves it active.' })
+  @ApiOperation({
+    operationId: 'unfreezeCard',
+    summary: 'Unfreeze a card (provider: enabled)',
+    description: 'Owner or admin. Idempotent by outcome: unfreezing an active card answers 200 and leaves it active.',
+  })
   @ApiOkResponse({ type: CardOperationResultDto })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: TERMINATED })
@@ -98,7 +124,8 @@ export class CardsController {
   @ApiOperation({
     operationId: 'terminateCard',
     summary: 'Terminate a card: cannot be undone',
-    description: 'Owner or admin. No body. Afterwards every operation on the card is refused with 409 `card_terminated` without asking the provider; reads stay possible.',
+    description:
+      'Owner or admin. No body. Afterwards every operation on the card is refused with 409 `card_terminated` without asking the provider; reads stay possible.',
   })
   @ApiOkResponse({ type: CardOperationResultDto })
   @ApiNotFoundResponse({ description: NOT_FOUND })
@@ -109,7 +136,11 @@ export class CardsController {
 
   @Get(':id/transactions')
   @Auth()
-  @ApiOperation({ operationId: 'listCardTransactions', summary: "The card's transactions, from the provider", description: 'Also on a terminated card. Recorded as a TRANSACTIONS operation (who read it, when).' })
+  @ApiOperation({
+    operationId: 'listCardTransactions',
+    summary: "The card's transactions, from the provider",
+    description: 'Also on a terminated card. Recorded as a TRANSACTIONS operation (who read it, when).',
+  })
   @ApiOkResponse({ type: CardTransactionPageDto })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   transactions(@CurrentUser() user: AuthUser, @Param('id') id: string, @Query() query: PageQueryDto): Promise<CardTransactionPageDto> {
@@ -118,10 +149,18 @@ export class CardsController {
 
   @Get(':id/operations')
   @Auth()
-  @ApiOperation({ operationId: 'listCardOperations', summary: "The card's stored operations, newest first", description: 'Who asked what and when, and how it ended (PENDING, SUCCEEDED, FAILED, UNKNOWN).' })
+  @ApiOperation({
+    operationId: 'listCardOperations',
+    summary: "The card's stored operations, newest first",
+    description: 'Who asked what and when, and how it ended (PENDING, SUCCEEDED, FAILED, UNKNOWN).',
+  })
   @ApiOkResponse({ type: CardOperationPageDto })
   @ApiNotFoundResponse({ description: NOT_FOUND })
-  operations(@CurrentUser() user: AuthUser, @Param('id') id: string, @Query() query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
+  operations(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Query() query: ListCardOperationsQueryDto,
+  ): Promise<CardOperationPageDto> {
     return this.cards.operations(user, id, query);
   }
 }
@@ -133,7 +172,11 @@ export class CardOperationsController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ operationId: 'getCardOperation', summary: 'One card operation', description: 'For instance the UNKNOWN operation named in the problem of a timed-out request.' })
+  @ApiOperation({
+    operationId: 'getCardOperation',
+    summary: 'One card operation',
+    description: 'For instance the UNKNOWN operation named in the problem of a timed-out request.',
+  })
   @ApiOkResponse({ type: CardOperationDto })
   @ApiNotFoundResponse({ description: 'No such operation, or not yours' })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardOperationDto> {

@@ -19,7 +19,14 @@ import {
 import { checkAmountInput, moneyErrorMessage } from '../common/money';
 import { PageDto, PageQueryDto } from '../common/pagination';
 import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
-import { CARD_OPERATION_KINDS, CARD_OPERATION_STATUSES, CARD_STATUSES, type CardOperationKind, type CardOperationStatus, type CardStatus } from './card.types';
+import {
+  CARD_OPERATION_KINDS,
+  CARD_OPERATION_STATUSES,
+  CARD_STATUSES,
+  type CardOperationKind,
+  type CardOperationStatus,
+  type CardStatus,
+} from './card.types';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const upperTrim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value);
@@ -119,7 +126,11 @@ export class CreateCardUserDto {
   @IsBoolean()
   isBusiness?: boolean;
 
-  @ApiProperty({ example: '12 rue de la Joie', maxLength: 200, description: "Sent to the provider as `billing_adress` (the provider's spelling)" })
+  @ApiProperty({
+    example: '12 rue de la Joie',
+    maxLength: 200,
+    description: "Sent to the provider as `billing_adress` (the provider's spelling)",
+  })
   @Transform(trim)
   @IsString()
   @Length(1, 200)
@@ -149,7 +160,11 @@ export class CreateCardUserDto {
   @Length(1, 20)
   billingPostalCode: string;
 
-  @ApiProperty({ example: 'ID123456', maxLength: 64, description: 'Identity document number: sent to the provider, stored encrypted, never returned' })
+  @ApiProperty({
+    example: 'ID123456',
+    maxLength: 64,
+    description: 'Identity document number: sent to the provider, stored encrypted, never returned',
+  })
   @Transform(trim)
   @IsString()
   @Length(1, 64)
@@ -222,7 +237,13 @@ export class CardUserDto {
   @ApiProperty({ type: [String], description: "The provider's card ids for this user, as last seen" })
   providerCardIds: string[];
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String, description: 'When the provider last confirmed this user' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-23T09:15:04.000Z',
+    nullable: true,
+    type: String,
+    description: 'When the provider last confirmed this user',
+  })
   lastSyncedAt: string | null;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
@@ -233,7 +254,9 @@ export class CardUserDto {
 }
 
 export class CardUserDetailDto extends CardUserDto {
-  @ApiProperty({ description: 'True when this answer was refreshed from the provider just now; false: the stored copy (the provider could not be asked)' })
+  @ApiProperty({
+    description: 'True when this answer was refreshed from the provider just now; false: the stored copy (the provider could not be asked)',
+  })
   refreshed: boolean;
 }
 
@@ -248,7 +271,8 @@ export class CreateCardDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'number' }],
     example: '5000',
-    description: 'Opening balance: zero or a positive decimal with no more decimals than the currency allows. Sent to the provider as a string.',
+    description:
+      'Opening balance: zero or a positive decimal with no more decimals than the currency allows. Sent to the provider as a string.',
   })
   @IsOpeningBalance()
   balance: string | number;
@@ -286,7 +310,13 @@ export class CardDto {
   @ApiProperty({ nullable: true, type: String, example: '5000', description: 'Balance as a decimal string (last known to this service)' })
   balance: string | null;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String, description: 'When the balance was last confirmed by the provider' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-23T09:15:04.000Z',
+    nullable: true,
+    type: String,
+    description: 'When the balance was last confirmed by the provider',
+  })
   balanceSyncedAt: string | null;
 
   @ApiProperty({ enum: CARD_STATUSES, example: 'ACTIVE', description: 'ACTIVE, FROZEN (provider: disabled) or TERMINATED (final)' })
@@ -311,7 +341,10 @@ export class CardDetailDto extends CardDto {
 }
 
 export class CreatedCardDto extends CardDto {
-  @ApiPropertyOptional({ example: '4242424242424242', description: 'The full number: present in the first answer only, never stored, never shown again' })
+  @ApiPropertyOptional({
+    example: '4242424242424242',
+    description: 'The full number: present in the first answer only, never stored, never shown again',
+  })
   cardNumber?: string;
 
   @ApiPropertyOptional({ example: '123', description: 'Present in the first answer only, never stored, never shown again' })
@@ -348,7 +381,8 @@ export class CardAmountDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'number' }],
     example: '2500',
-    description: "Positive decimal, as a string or a number, in the card's currency, with no more decimals than it allows (XAF and XOF: none; EUR and USD: 2). Never rounded.",
+    description:
+      "Positive decimal, as a string or a number, in the card's currency, with no more decimals than it allows (XAF and XOF: none; EUR and USD: 2). Never rounded.",
   })
   @IsMoneyAmount()
   amount: string | number;
@@ -366,14 +400,21 @@ export class CardOperationDto {
   @ApiProperty({
     enum: CARD_OPERATION_STATUSES,
     example: 'SUCCEEDED',
-    description: 'PENDING (the provider is being asked), SUCCEEDED, FAILED (refused, or never sent: see failureReason), UNKNOWN (the answer was lost: the provider may have acted)',
+    description:
+      'PENDING (the provider is being asked), SUCCEEDED, FAILED (refused, or never sent: see failureReason), UNKNOWN (the answer was lost: the provider may have acted)',
   })
   status: CardOperationStatus;
 
   @ApiProperty({ example: '2b7e9c41-6a3d-4f18-b5e2-0c9d8a7f6e51', format: 'uuid' })
   cardUserId: string;
 
-  @ApiProperty({ example: '4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6', format: 'uuid', nullable: true, type: String, description: 'Null for a card creation that did not produce a card' })
+  @ApiProperty({
+    example: '4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6',
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'Null for a card creation that did not produce a card',
+  })
   cardId: string | null;
 
   @ApiProperty({ example: 'alice', description: 'Who asked (JWT sub)' })
@@ -394,7 +435,11 @@ export class CardOperationDto {
   @ApiProperty({ nullable: true, type: String, example: null })
   failureReason: string | null;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z', description: 'When it was stored, before the provider was asked' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-23T09:15:00.000Z',
+    description: 'When it was stored, before the provider was asked',
+  })
   createdAt: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String })
@@ -450,7 +495,11 @@ export class CardTransactionPageDto extends PageDto {
   @ApiProperty({ example: '4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6', format: 'uuid' })
   cardId: string;
 
-  @ApiProperty({ example: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', format: 'uuid', description: 'The stored TRANSACTIONS operation of this read' })
+  @ApiProperty({
+    example: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d',
+    format: 'uuid',
+    description: 'The stored TRANSACTIONS operation of this read',
+  })
   operationId: string;
 
   @ApiProperty({ type: [CardTransactionDto], description: "In the provider's order" })

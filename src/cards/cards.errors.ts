@@ -50,7 +50,9 @@ export class CardProviderError extends DomainError {
     readonly providerError: ProviderError,
     readonly operation: { id: string; status: CardOperationStatus },
   ) {
-    super(maskCardNumbersIn(`${providerError.detail} Card operation ${operation.id} is recorded as ${operation.status}.`), { cause: providerError });
+    super(maskCardNumbersIn(`${providerError.detail} Card operation ${operation.id} is recorded as ${operation.status}.`), {
+      cause: providerError,
+    });
     this.status = providerError.status;
     this.code = providerError.code;
     this.title = providerError.title;
@@ -58,7 +60,11 @@ export class CardProviderError extends DomainError {
   }
 
   get problemExtensions(): Record<string, unknown> {
-    const extensions: Record<string, unknown> = { ...this.providerError.problemExtensions, operationId: this.operation.id, operationStatus: this.operation.status };
+    const extensions: Record<string, unknown> = {
+      ...this.providerError.problemExtensions,
+      operationId: this.operation.id,
+      operationStatus: this.operation.status,
+    };
     if (typeof extensions.providerMessage === 'string') extensions.providerMessage = maskCardNumbersIn(extensions.providerMessage);
     return extensions;
   }
@@ -89,7 +95,9 @@ export class CardCreationIncompleteError extends DomainError {
   readonly title = 'The card creation of this Idempotency-Key left no card';
 
   constructor(readonly operation: { id: string; status: CardOperationStatus; failureReason: string | null }) {
-    super(`The request that created a card with this Idempotency-Key was interrupted; its operation ${operation.id} is ${operation.status} and no card is recorded. See GET /v1/card-operations/${operation.id}.`);
+    super(
+      `The request that created a card with this Idempotency-Key was interrupted; its operation ${operation.id} is ${operation.status} and no card is recorded. See GET /v1/card-operations/${operation.id}.`,
+    );
   }
 
   get problemExtensions(): Record<string, unknown> {

@@ -174,7 +174,11 @@ export class CardsRepository {
   }
 
   /** A card creation the provider accepted: the card (last four digits only) and the operation, together. */
-  async completeCardCreation(operationId: string, card: NewCard, outcome: OperationOutcome & { status: 'SUCCEEDED' }): Promise<{ card: CardRecord; operation: CardOperationRecord }> {
+  async completeCardCreation(
+    operationId: string,
+    card: NewCard,
+    outcome: OperationOutcome & { status: 'SUCCEEDED' },
+  ): Promise<{ card: CardRecord; operation: CardOperationRecord }> {
     return this.prisma.$transaction(async (tx) => {
       const created = await tx.card.create({
         data: {
@@ -191,7 +195,10 @@ export class CardsRepository {
       });
       const user = await tx.cardUser.findUniqueOrThrow({ where: { id: card.cardUserId }, select: { providerCardIds: true } });
       if (!user.providerCardIds.includes(card.providerCardId)) {
-        await tx.cardUser.update({ where: { id: card.cardUserId }, data: { providerCardIds: [...user.providerCardIds, card.providerCardId] } });
+        await tx.cardUser.update({
+          where: { id: card.cardUserId },
+          data: { providerCardIds: [...user.providerCardIds, card.providerCardId] },
+        });
       }
       const operation = await tx.cardOperation.update({
         where: { id: operationId },
@@ -221,7 +228,9 @@ export class CardsRepository {
         data: {
           ...(status ? { status } : {}),
           ...(status === 'TERMINATED' ? { terminatedAt: new Date() } : {}),
-          ...(change.balance !== undefined && change.balance !== null ? { lastKnownBalance: change.balance, balanceSyncedAt: new Date() } : {}),
+          ...(change.balance !== undefined && change.balance !== null
+            ? { lastKnownBalance: change.balance, balanceSyncedAt: new Date() }
+            : {}),
         },
       });
       const operation = await tx.cardOperation.update({ where: { id: operationId }, data: outcomeData(outcome), include: WITH_OWNER });
@@ -261,7 +270,8 @@ export class CardsRepository {
     audit: NewAuditEvent,
   ): Promise<CardOperationRecord | undefined> {
     return this.prisma.$transaction(async (tx) => {
-      const failureReason = resolution.status === 'FAILED' ? 'Decided FAILED by a person after checking with the provider (manual resolution)' : null;
+      const failureReason =
+        resolution.status === 'FAILED' ? 'Decided FAILED by a person after checking with the provider (manual resolution)' : null;
       const moved = await tx.$queryRaw<{ id: string; card_id: string | null }[]>`
         UPDATE card_operations SET status = ${resolution.status}, failure_reason = ${failureReason},
           resolved_by = ${resolution.actor}, resolution_note = ${resolution.note}, resolved_at = now()
@@ -295,7 +305,10 @@ async function lockCard(tx: Prisma.TransactionClient, id: string): Promise<CardR
 }
 
 function outcomeData(outcome: OperationOutcome): Prisma.CardOperationUncheckedUpdateInput {
-  const response = outcome.providerResponse === undefined ? undefined : (JSON.parse(JSON.stringify(outcome.providerResponse ?? null)) as Prisma.InputJsonValue);
+  const response =
+    outcome.providerResponse === undefined
+      ? undefined
+      : (JSON.parse(JSON.stringify(outcome.providerResponse ?? null)) as Prisma.InputJsonValue);
   if (outcome.status === 'SUCCEEDED') {
     return {
       status: 'SUCCEEDED',
@@ -305,7 +318,12 @@ function outcomeData(outcome: OperationOutcome): Prisma.CardOperationUncheckedUp
       newBalance: outcome.newBalance ?? undefined,
     };
   }
-  return { status: outcome.status, completedAt: new Date(), failureReason: outcome.failureReason.slice(0, 1000), providerResponse: response };
+  return {
+    status: outcome.status,
+    completedAt: new Date(),
+    failureReason: outcome.failureReason.slice(0, 1000),
+    providerResponse: response,
+  };
 }
 
 function decimalText(value: { toFixed(): string } | null): string | null {

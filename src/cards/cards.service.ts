@@ -37,7 +37,14 @@ import type {
   ListCardsQueryDto,
 } from './cards.dto';
 import { isZeroAmount } from './cards.dto';
-import { CardCreationIncompleteError, CardFrozenError, CardProviderError, CardTerminatedError, maskCardNumbersIn, provesNotSent } from './cards.errors';
+import {
+  CardCreationIncompleteError,
+  CardFrozenError,
+  CardProviderError,
+  CardTerminatedError,
+  maskCardNumbersIn,
+  provesNotSent,
+} from './cards.errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CardsRepository } from './cards.repository';
 
@@ -58,7 +65,11 @@ export function withoutCardSecrets(body: unknown): unknown {
 const CARD_CREATION_RESOURCE = 'card_creation';
 const CARD_OPERATION_RESOURCE = 'card_operation';
 
-type StateChange = { kind: 'FREEZE' | 'UNFREEZE' | 'TERMINATE'; target: CardStatus; call: (providerCardId: string) => Promise<Record<string, unknown>> };
+type StateChange = {
+  kind: 'FREEZE' | 'UNFREEZE' | 'TERMINATE';
+  target: CardStatus;
+  call: (providerCardId: string) => Promise<Record<string, unknown>>;
+};
 
 /**
  * Cards and their operations. Every operation asked of the provider is stored PENDING first and
@@ -83,8 +94,16 @@ export class CardsService implements OnModuleInit {
 
   /** What a retry answers when the request it repeats died after storing its operation. */
   onModuleInit() {
-    this.idempotency.registerRecovery({ type: CARD_CREATION_RESOURCE, scopes: ['cards.create'], answer: (id) => this.recoveredCreation(id) });
-    this.idempotency.registerRecovery({ type: CARD_OPERATION_RESOURCE, scopes: ['cards.topup', 'cards.withdraw'], answer: (id) => this.recoveredOperation(id) });
+    this.idempotency.registerRecovery({
+      type: CARD_CREATION_RESOURCE,
+      scopes: ['cards.create'],
+      answer: (id) => this.recoveredCreation(id),
+    });
+    this.idempotency.registerRecovery({
+      type: CARD_OPERATION_RESOURCE,
+      scopes: ['cards.topup', 'cards.withdraw'],
+      answer: (id) => this.recoveredOperation(id),
+    });
   }
 
   /** The card, as a replay shows it (no number, no CVV); a creation that left no card is answered as such. */
@@ -111,10 +130,19 @@ export class CardsService implements OnModuleInit {
     const balance = this.openingBalance(dto);
 
     const operation = await this.repository.startOperation(
-      { cardUserId: cardUser.id, cardId: null, requestedBy: user.id, kind: 'CREATE', amount: balance.toString(), currency: balance.currency },
+      {
+        cardUserId: cardUser.id,
+        cardId: null,
+        requestedBy: user.id,
+        kind: 'CREATE',
+        amount: balance.toString(),
+        currency: balance.currency,
+      },
       this.linkTo(CARD_CREATION_RESOURCE),
     );
-    const answer = await this.call(operation, () => this.provider.createCard(cardUser.providerUserId, { balance: balance.toString(), currency: balance.currency }));
+    const answer = await this.call(operation, () =>
+      this.provider.createCard(cardUser.providerUserId, { balance: balance.toString(), currency: balance.currency }),
+    );
 
     const cardId = typeof answer?.card_id === 'string' ? answer.card_id.trim() : '';
     const digits = typeof answer?.card_number === 'string' ? answer.card_number.replace(/[\s-]/g, '') : '';
@@ -126,7 +154,10 @@ export class CardsService implements OnModuleInit {
         failureReason: 'The provider answered the card creation without a readable card',
         providerResponse: redact(answer),
       });
-      throw new CardProviderError(new ProviderBadResponseError('The payment provider answered the card creation without a readable card.'), recorded);
+      throw new CardProviderError(
+        new ProviderBadResponseError('The payment provider answered the card creation without a readable card.'),
+        recorded,
+      );
     }
     const { card, operation: done } = await this.repository.completeCardCreation(
       operation.id,
@@ -211,12 +242,22 @@ export class CardsService implements OnModuleInit {
     const card = await this.findVisible(user, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const offset = query.cursor ? decodeOffsetCursor(query.cursor) : 0;
-    const operation = await this.repository.startOperation({ cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind: 'TRANSACTIONS' });
+    const operation = await this.repository.startOperation({
+      cardUserId: card.cardUserId,
+      cardId: card.id,
+      requestedBy: user.id,
+      kind: 'TRANSACTIONS',
+    });
     // The client reads every envelope the provider may use; an unknown one is an empty list (and a warning).
     const list = await this.call(operation, () => this.provider.transactions(card.providerCardId));
     await this.repository.completeOperation(operation.id, { status: 'SUCCEEDED', providerResponse: { transactions: list.length } });
     const items = list.slice(offset, offset + limit).map(toTransactionDto);
-    return { cardId: card.id, operationId: operation.id, items, nextCursor: offset + limit < list.length ? encodeOffsetCursor(offset + limit) : null };
+    return {
+      cardId: card.id,
+      operationId: operation.id,
+      items,
+      nextCursor: offset + limit < list.length ? encodeOffsetCursor(offset + limit) : null,
+    };
   }
 
   // ------------------------------------------------------------------ operations
@@ -254,18 +295,27 @@ export class CardsService implements OnModuleInit {
       this.linkTo(CARD_OPERATION_RESOURCE),
     );
     const answer = await this.call(operation, () =>
-      kind === 'TOPUP' ? this.provider.topUp(card.providerCardId, amount, card.currency) : this.provider.withdraw(card.providerCardId, amount, card.currency),
+      kind === 'TOPUP'
+        ? this.provider.topUp(card.providerCardId, amount, card.currency)
+        : this.provider.withdraw(card.providerCardId, amount, card.currency),
     );
     const newBalance = this.readBalance(card, answer?.new_balance, 'new_balance');
     const transactionId = typeof answer?.transaction_id === 'string' && answer.transaction_id ? answer.transaction_id : null;
-    if (!transactionId) this.logger.warn({ cardId: card.id, operationId: operation.id }, `card ${kind.toLowerCase()}: the provider answered without transaction_id`);
+    if (!transactionId)
+      this.logger.warn(
+        { cardId: card.id, operationId: operation.id },
+        `card ${kind.toLowerCase()}: the provider answered without transaction_id`,
+      );
     const done = await this.repository.completeCardOperation(
       operation.id,
       card.id,
       { status: 'SUCCEEDED', providerResponse: redact(answer), providerTransactionId: transactionId, newBalance },
       { balance: newBalance },
     );
-    this.logger.info({ cardId: card.id, operationId: done.operation.id, kind, amount, currency: card.currency }, 'card operation succeeded');
+    this.logger.info(
+      { cardId: card.id, operationId: done.operation.id, kind, amount, currency: card.currency },
+      'card operation succeeded',
+    );
     return { ...toOperationDto(done.operation, this.config.currencies), cardStatus: done.card.status };
   }
 
@@ -276,14 +326,30 @@ export class CardsService implements OnModuleInit {
   private async changeState(user: AuthUser, id: string, change: StateChange): Promise<CardOperationResultDto> {
     const card = await this.findForChange(user, id);
     refuseIfTerminated(card);
-    const operation = await this.repository.startOperation({ cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind: change.kind });
+    const operation = await this.repository.startOperation({
+      cardUserId: card.cardUserId,
+      cardId: card.id,
+      requestedBy: user.id,
+      kind: change.kind,
+    });
     const answer = await this.call(operation, () => change.call(card.providerCardId));
     const reported = typeof answer?.status === 'string' ? PROVIDER_CARD_STATUS[answer.status.toLowerCase()] : undefined;
     if (reported && reported !== change.target) {
-      this.logger.warn({ cardId: card.id, operationId: operation.id, reported, expected: change.target }, 'card state change: the provider reports another status');
+      this.logger.warn(
+        { cardId: card.id, operationId: operation.id, reported, expected: change.target },
+        'card state change: the provider reports another status',
+      );
     }
-    const done = await this.repository.completeCardOperation(operation.id, card.id, { status: 'SUCCEEDED', providerResponse: redact(answer) }, { status: reported ?? change.target });
-    this.logger.info({ cardId: card.id, operationId: done.operation.id, kind: change.kind, status: done.card.status }, 'card operation succeeded');
+    const done = await this.repository.completeCardOperation(
+      operation.id,
+      card.id,
+      { status: 'SUCCEEDED', providerResponse: redact(answer) },
+      { status: reported ?? change.target },
+    );
+    this.logger.info(
+      { cardId: card.id, operationId: done.operation.id, kind: change.kind, status: done.card.status },
+      'card operation succeeded',
+    );
     return { ...toOperationDto(done.operation, this.config.currencies), cardStatus: done.card.status };
   }
 
@@ -307,7 +373,8 @@ export class CardsService implements OnModuleInit {
       const recorded = await this.repository.completeOperation(operation.id, failureOutcome(error));
       const context = { operationId: operation.id, cardId: operation.cardId, cardUserId: operation.cardUserId, kind: operation.kind };
       if (error instanceof ProviderError) {
-        if (recorded.status === 'UNKNOWN') this.logger.warn({ ...context, code: error.code }, 'card operation outcome unknown: the provider may have acted');
+        if (recorded.status === 'UNKNOWN')
+          this.logger.warn({ ...context, code: error.code }, 'card operation outcome unknown: the provider may have acted');
         else this.logger.info({ ...context, code: error.code }, 'card operation failed');
         throw new CardProviderError(error, recorded);
       }
@@ -319,7 +386,10 @@ export class CardsService implements OnModuleInit {
   private openingBalance(dto: CreateCardDto): Money {
     if (isZeroAmount(dto.balance)) {
       const known = Object.prototype.hasOwnProperty.call(this.config.currencies, dto.currency);
-      if (!known) throw new ValidationFailedError([{ field: 'currency', message: `currency must be one of ${Object.keys(this.config.currencies).join(', ')}` }]);
+      if (!known)
+        throw new ValidationFailedError([
+          { field: 'currency', message: `currency must be one of ${Object.keys(this.config.currencies).join(', ')}` },
+        ]);
       return Money.zero(this.config.currencies[dto.currency]);
     }
     const checked = validateAmountForCurrency(dto.balance, dto.currency, this.config.currencies, { amount: 'balance' });
@@ -358,7 +428,8 @@ export class CardsService implements OnModuleInit {
     }
     if (typeof details.expiry === 'string' && details.expiry) refresh.expiry = details.expiry;
     const digits = typeof details.card_number === 'string' ? details.card_number.replace(/\D/g, '') : '';
-    if (digits && !digits.endsWith(card.last4)) this.logger.warn({ cardId: card.id }, 'card refresh: the provider reports a number with other last four digits');
+    if (digits && !digits.endsWith(card.last4))
+      this.logger.warn({ cardId: card.id }, 'card refresh: the provider reports a number with other last four digits');
     return refresh;
   }
 
@@ -388,12 +459,17 @@ function failureOutcome(error: unknown): OperationOutcome {
       providerResponse: error.body === undefined ? { httpStatus: error.providerStatus } : redact(error.body),
     };
   }
-  if (provesNotSent(error)) return { status: 'FAILED', failureReason: `Not sent to the payment provider (${(error as ProviderError).code})` };
+  if (provesNotSent(error))
+    return { status: 'FAILED', failureReason: `Not sent to the payment provider (${(error as ProviderError).code})` };
   if (error instanceof ProviderError) {
     return {
       status: 'UNKNOWN',
       failureReason: maskCardNumbersIn(error.detail),
-      providerResponse: { code: error.code, ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}), ...(error.providerMessage ? { message: maskCardNumbersIn(error.providerMessage) } : {}) },
+      providerResponse: {
+        code: error.code,
+        ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}),
+        ...(error.providerMessage ? { message: maskCardNumbersIn(error.providerMessage) } : {}),
+      },
     };
   }
   return { status: 'UNKNOWN', failureReason: 'The operation failed unexpectedly after it may have been sent' };

@@ -34,7 +34,14 @@ describe('isZeroAmount', () => {
 
 describe('withoutCardSecrets (what a replay of a card creation is given)', () => {
   it('drops the number and the CVV and says they were shown once', () => {
-    const stored = withoutCardSecrets({ id: 'c1', last4: '4242', cardNumber: '4242424242424242', cvv: '123', secretsShownOnce: true, note: 'first' });
+    const stored = withoutCardSecrets({
+      id: 'c1',
+      last4: '4242',
+      cardNumber: '4242424242424242',
+      cvv: '123',
+      secretsShownOnce: true,
+      note: 'first',
+    });
     expect(stored).toEqual({ id: 'c1', last4: '4242', secretsShownOnce: true, note: REPLAY_NOTE });
     expect(JSON.stringify(stored)).not.toContain('4242424242424242');
   });
@@ -52,19 +59,31 @@ describe('maskCardNumbersIn', () => {
     ['13 digits 4222222222222 too', '13 digits **** **** **** 2222 too'],
   ])('masks %p', (text, masked) => expect(maskCardNumbersIn(text)).toBe(masked));
 
-  it.each(['User CU12345678901234 not found', 'Insufficient balance', 'amount 100000000 XAF', 'ref ctx_1234567890123456abc'])('leaves %p alone', (text) => {
-    expect(maskCardNumbersIn(text)).toBe(text);
-  });
+  it.each(['User CU12345678901234 not found', 'Insufficient balance', 'amount 100000000 XAF', 'ref ctx_1234567890123456abc'])(
+    'leaves %p alone',
+    (text) => {
+      expect(maskCardNumbersIn(text)).toBe(text);
+    },
+  );
 });
 
 describe('CardProviderError', () => {
   it('keeps the provider error’s status and code, adds the operation, masks card numbers', () => {
-    const rejected = new ProviderRejectedError('error_message', { providerStatus: 400, providerMessage: 'Card 4242424242424242 refused', providerCode: 400 });
+    const rejected = new ProviderRejectedError('error_message', {
+      providerStatus: 400,
+      providerMessage: 'Card 4242424242424242 refused',
+      providerCode: 400,
+    });
     const error = new CardProviderError(rejected, { id: 'op-1', status: 'FAILED' });
     expect(error).toMatchObject({ status: 422, code: 'provider_rejected' });
     expect(error.detail).not.toContain('4242424242424242');
     expect(error.detail).toContain('op-1');
-    expect(error.problemExtensions).toEqual({ outcomeKnown: true, providerMessage: 'Card **** **** **** 4242 refused', operationId: 'op-1', operationStatus: 'FAILED' });
+    expect(error.problemExtensions).toEqual({
+      outcomeKnown: true,
+      providerMessage: 'Card **** **** **** 4242 refused',
+      operationId: 'op-1',
+      operationStatus: 'FAILED',
+    });
   });
 
   it('a timeout stays a 504 whose outcome is unknown', () => {

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { BODY_BOUNDS, bodyRefusal, BodyTooComplexError, formExcess, jsonExcess } from './bounded-json';
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth);
-const objectWithKeys = (count: number, key = (i: number) => `k${i}`) => `{${Array.from({ length: count }, (_, i) => `"${key(i)}":${i}`).join(',')}}`;
+const objectWithKeys = (count: number, key = (i: number) => `k${i}`) =>
+  `{${Array.from({ length: count }, (_, i) => `"${key(i)}":${i}`).join(',')}}`;
 
 describe('jsonExcess', () => {
   it('accepts ordinary bodies', () => {
@@ -44,7 +45,7 @@ describe('jsonExcess', () => {
   it('agrees with JSON.parse on the depth and width of generated documents', () => {
     const measure = (value: unknown, depth = 1): { depth: number; maxKeys: number } => {
       if (value === null || typeof value !== 'object') return { depth: depth - 1, maxKeys: 0 };
-      const children = Object.values(value as object).map((v) => measure(v, depth + 1));
+      const children = Object.values(value).map((v) => measure(v, depth + 1));
       const own = Array.isArray(value) ? 0 : Object.keys(value).length;
       return { depth: Math.max(depth, ...children.map((c) => c.depth)), maxKeys: Math.max(own, ...children.map((c) => c.maxKeys)) };
     };

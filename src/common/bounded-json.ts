@@ -60,7 +60,8 @@ export function jsonExcess(text: string, bounds: BodyBounds = BODY_BOUNDS): stri
     } else if (char === COMMA) {
       if (!depth) continue;
       members[depth - 1] += 1;
-      if (isObject[depth - 1] && members[depth - 1] > bounds.maxKeysPerObject) return `A JSON object holds more than ${bounds.maxKeysPerObject} keys.`;
+      if (isObject[depth - 1] && members[depth - 1] > bounds.maxKeysPerObject)
+        return `A JSON object holds more than ${bounds.maxKeysPerObject} keys.`;
     } else if (depth && members[depth - 1] === 0 && !isWhitespace(char)) {
       members[depth - 1] = 1;
     } else {

@@ -150,9 +150,11 @@ function checkRule(rule: CurrencyRule): void {
 
 /** The rule's maximum in minor units; a misconfigured maximum is a programming error, not input. */
 function maxMinorOf(rule: CurrencyRule): bigint {
-  const parts = typeof rule.maxAmount === 'string' && PLAIN_DECIMAL.test(rule.maxAmount.trim()) ? parseExponentDecimal(rule.maxAmount.trim()) : null;
+  const parts =
+    typeof rule.maxAmount === 'string' && PLAIN_DECIMAL.test(rule.maxAmount.trim()) ? parseExponentDecimal(rule.maxAmount.trim()) : null;
   const minor = parts === null ? 'not_a_number' : toMinor(parts, rule.decimals);
-  if (typeof minor !== 'bigint') throw new Error(`Currency ${rule.code}: maxAmount "${rule.maxAmount}" is not a plain decimal within ${rule.decimals} decimals`);
+  if (typeof minor !== 'bigint')
+    throw new Error(`Currency ${rule.code}: maxAmount "${rule.maxAmount}" is not a plain decimal within ${rule.decimals} decimals`);
   return minor;
 }
 
@@ -178,6 +180,9 @@ export function moneyErrorMessage(reason: MoneyErrorReason, rule?: CurrencyRule,
       return `${field} has more than ${MAX_NUMBER_SIGNIFICANT_DIGITS} significant digits; send it as a string`;
     case 'unknown_currency':
       return `currency must be one of the accepted currencies`;
+    case 'currency_mismatch':
+    case 'invalid_rate':
+    case 'rates_above_100':
     default:
       return `${field} is invalid`;
   }
@@ -249,7 +254,9 @@ export class Money {
    * decimal without trailing zeros ('12.50' → 12.5, '1500' → 1500), otherwise it is refused.
    */
   toProviderNumber(): number {
-    const decimal = this.toString().replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+    const decimal = this.toString()
+      .replace(/(\.\d*?)0+$/, '$1')
+      .replace(/\.$/, '');
     const value = Number(decimal);
     if (!Number.isFinite(value) || String(value) !== decimal) {
       throw new MoneyError('not_representable', `${decimal} ${this.currency} cannot be sent exactly as a JSON number`);
@@ -319,7 +326,8 @@ export function parseRate(rate: unknown): bigint {
  * (1% is nobody's); 1 at [50, 50] → [1, 0].
  */
 export function allocateMinor(amountMinor: bigint, rates: readonly (string | number)[]): bigint[] {
-  if (typeof amountMinor !== 'bigint' || amountMinor < 0n) throw new MoneyError('not_positive', 'only a non-negative amount can be allocated');
+  if (typeof amountMinor !== 'bigint' || amountMinor < 0n)
+    throw new MoneyError('not_positive', 'only a non-negative amount can be allocated');
   const scaled = rates.map(parseRate);
   const whole = 100n * 10n ** BigInt(RATE_DECIMALS);
   const rateSum = scaled.reduce((sum, r) => sum + r, 0n);
@@ -352,7 +360,8 @@ export function parseStoredDecimal(value: string | { toString(): string }, rule:
   const parts = parseExponentDecimal(text);
   if (parts === null) throw new MoneyError('not_a_number', `stored amount "${text.slice(0, 40)}" is not a decimal`);
   const minor = toMinor(parts, rule.decimals);
-  if (typeof minor !== 'bigint') throw new MoneyError(minor, `stored amount ${text} has more than ${rule.decimals} decimals for ${rule.code}`);
+  if (typeof minor !== 'bigint')
+    throw new MoneyError(minor, `stored amount ${text} has more than ${rule.decimals} decimals for ${rule.code}`);
   return Money.fromMinor(minor, rule);
 }
 

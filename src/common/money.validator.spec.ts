@@ -89,7 +89,15 @@ describe('@IsMoneyAmount / @IsCurrencyCode', () => {
   });
 
   it('validates rates in nested arrays', async () => {
-    const ok = await validate(plainToInstance(DistributionDto, { amount: '100', distribution: [{ matricule: 'a', rate: '33.33' }, { matricule: 'b', rate: 66 }] }));
+    const ok = await validate(
+      plainToInstance(DistributionDto, {
+        amount: '100',
+        distribution: [
+          { matricule: 'a', rate: '33.33' },
+          { matricule: 'b', rate: 66 },
+        ],
+      }),
+    );
     expect(ok).toEqual([]);
     for (const rate of ['0', '-1', '100.0001', '33.33333', 'abc', null]) {
       const errors = await validate(plainToInstance(DistributionDto, { amount: '100', distribution: [{ matricule: 'a', rate }] }));

@@ -44,7 +44,8 @@ export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
       options,
       validator: {
         validate: (value: unknown) => typeof value === 'string' && /^[A-Z]{3}$/.test(value),
-        defaultMessage: (args?: ValidationArguments) => `${args?.property ?? 'currency'} must be an ISO 4217 code of three upper-case letters`,
+        defaultMessage: (args?: ValidationArguments) =>
+          `${args?.property ?? 'currency'} must be an ISO 4217 code of three upper-case letters`,
       },
     });
   };
@@ -101,7 +102,9 @@ export function validateAmountForCurrency(
   const currencyField = fields.currency ?? 'currency';
   const accepted = typeof currencyCode === 'string' && Object.prototype.hasOwnProperty.call(currencies, currencyCode);
   if (!accepted) {
-    const errors: FieldError[] = [{ field: currencyField, message: `${currencyField} must be one of ${Object.keys(currencies).join(', ')}` }];
+    const errors: FieldError[] = [
+      { field: currencyField, message: `${currencyField} must be one of ${Object.keys(currencies).join(', ')}` },
+    ];
     const checked = checkAmountInput(amount);
     if (!checked.ok) errors.push({ field: amountField, message: moneyErrorMessage(checked.reason, undefined, amountField) });
     return { errors };

@@ -31,10 +31,16 @@ export class ProblemDetailsDto {
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Validation failures, field by field' })
   errors?: FieldErrorDto[];
 
-  @ApiPropertyOptional({ example: true, description: 'On provider errors: true when nothing happened at the provider, false when it may have acted (the operation is UNKNOWN)' })
+  @ApiPropertyOptional({
+    example: true,
+    description: 'On provider errors: true when nothing happened at the provider, false when it may have acted (the operation is UNKNOWN)',
+  })
   outcomeKnown?: boolean;
 
-  @ApiPropertyOptional({ example: 120, description: 'With 429 `provider_budget_exhausted`: seconds until a call fits the budget again (also in Retry-After)' })
+  @ApiPropertyOptional({
+    example: 120,
+    description: 'With 429 `provider_budget_exhausted`: seconds until a call fits the budget again (also in Retry-After)',
+  })
   retryAfterSeconds?: number;
 }
 
@@ -61,7 +67,12 @@ export function documentProblemResponses(document: OpenAPIObject): OpenAPIObject
       if (!operation) continue;
       const secured = (operation.security ?? []).length > 0;
       const hasInput = Boolean(operation.requestBody) || (operation.parameters ?? []).some((p) => 'in' in p && p.in === 'query');
-      const wanted = ['500', ...(hasInput ? ['400'] : []), ...(secured ? ['401'] : []), ...(/\{[^}]+\}/.test(path) && secured ? ['404'] : [])];
+      const wanted = [
+        '500',
+        ...(hasInput ? ['400'] : []),
+        ...(secured ? ['401'] : []),
+        ...(/\{[^}]+\}/.test(path) && secured ? ['404'] : []),
+      ];
       for (const status of wanted) operation.responses[status] ??= { description: STANDARD[status] };
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!/^[45]\d\d$/.test(status) || !response || '$ref' in response) continue;

@@ -83,7 +83,12 @@ export function decodeCursor(cursor: string): KeysetPosition {
  * Cuts a page out of rows fetched with `limit + 1`: the extra row only says whether there is a
  * next page, whose cursor is the last row kept.
  */
-export function toPage<R, T>(rows: R[], limit: number, positionOf: (row: R) => KeysetPosition, toItem: (row: R) => T): { items: T[]; nextCursor: string | null } {
+export function toPage<R, T>(
+  rows: R[],
+  limit: number,
+  positionOf: (row: R) => KeysetPosition,
+  toItem: (row: R) => T,
+): { items: T[]; nextCursor: string | null } {
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
   return { items: kept.map(toItem), nextCursor: rows.length > limit && last ? encodeCursor(positionOf(last)) : null };
@@ -91,6 +96,11 @@ export function toPage<R, T>(rows: R[], limit: number, positionOf: (row: R) => K
 
 /** Documents `{ items, nextCursor }` in Swagger for one item type. */
 export class PageDto {
-  @ApiProperty({ example: 'MjAyNi0xMS0yM1QwOToxNTowMC4wMDBafDhkM2U1ZjBhLTFiMmMtNGQ2ZS05ZjcwLWExYjJjM2Q0ZTVmNg', nullable: true, type: String, description: 'Pass as `cursor` for the next page; null on the last page' })
+  @ApiProperty({
+    example: 'MjAyNi0xMS0yM1QwOToxNTowMC4wMDBafDhkM2U1ZjBhLTFiMmMtNGQ2ZS05ZjcwLWExYjJjM2Q0ZTVmNg',
+    nullable: true,
+    type: String,
+    description: 'Pass as `cursor` for the next page; null on the last page',
+  })
   nextCursor: string | null;
 }

@@ -21,7 +21,8 @@ export abstract class ScheduledJob<T> implements OnApplicationBootstrap, OnModul
   protected abstract work(): Promise<T>;
 
   onApplicationBootstrap() {
-    const tick = () => void this.runNow().catch((error: unknown) => this.log.error({ err: error, job: this.jobName }, 'scheduled job failed'));
+    const tick = () =>
+      void this.runNow().catch((error: unknown) => this.log.error({ err: error, job: this.jobName }, 'scheduled job failed'));
     this.timers = [setInterval(tick, this.intervalMs).unref()];
     if (this.firstRunAfterMs !== undefined) this.timers.push(setTimeout(tick, this.firstRunAfterMs).unref());
   }

@@ -20,8 +20,12 @@ class Request {
 }
 
 describe('unsafeTextReason', () => {
-  it.each(['plain', 'émoji 🎫', '', 'ligne\nnouvelle', '\ud83c\udfab'])('accepts %j', (text) => expect(unsafeTextReason(text)).toBeUndefined());
-  it.each(['a\u0000b', '\u0000', 'a\ud800', '\udc00a', 'a\udc00\ud800', '\ud800\ud800\udc00x\ud800'])('refuses %j', (text) => expect(unsafeTextReason(text)).toEqual(expect.any(String)));
+  it.each(['plain', 'émoji 🎫', '', 'ligne\nnouvelle', '\ud83c\udfab'])('accepts %j', (text) =>
+    expect(unsafeTextReason(text)).toBeUndefined(),
+  );
+  it.each(['a\u0000b', '\u0000', 'a\ud800', '\udc00a', 'a\udc00\ud800', '\ud800\ud800\udc00x\ud800'])('refuses %j', (text) =>
+    expect(unsafeTextReason(text)).toEqual(expect.any(String)),
+  );
 });
 
 describe('inspectRawInput', () => {
@@ -30,20 +34,29 @@ describe('inspectRawInput', () => {
   it('finds nothing in a valid request', () => expect(inspectRawInput(valid, Request)).toEqual([]));
 
   it('names every field holding NUL or unpaired surrogates, nested and unknown ones too', () => {
-    const fields = inspectRawInput({ title: 'a\u0000', entries: [{ name: 'ok' }, { name: '\ud800' }], extra: ['\udc00'] }, Request).map((e) => e.field);
+    const fields = inspectRawInput({ title: 'a\u0000', entries: [{ name: 'ok' }, { name: '\ud800' }], extra: ['\udc00'] }, Request).map(
+      (e) => e.field,
+    );
     expect(fields).toEqual(['title', 'entries[1].name', 'extra', 'extra[0]']);
   });
 
-  it.each(['toString', 'valueOf', 'constructor', 'prototype', 'hasOwnProperty', '__proto__'])('refuses an own key named %s, at the top and in entries', (key) => {
-    const top = JSON.parse(`{"${key}": 1, "title": "t", "entries": [{"name": "n", "${key}": 2}]}`);
-    expect(inspectRawInput(top, Request)).toEqual([
-      { field: key, message: `property ${key} should not exist` },
-      { field: `entries[0].${key}`, message: `property ${key} should not exist` },
-    ]);
-  });
+  it.each(['toString', 'valueOf', 'constructor', 'prototype', 'hasOwnProperty', '__proto__'])(
+    'refuses an own key named %s, at the top and in entries',
+    (key) => {
+      const top = JSON.parse(`{"${key}": 1, "title": "t", "entries": [{"name": "n", "${key}": 2}]}`);
+      expect(inspectRawInput(top, Request)).toEqual([
+        { field: key, message: `property ${key} should not exist` },
+        { field: `entries[0].${key}`, message: `property ${key} should not exist` },
+      ]);
+    },
+  );
 
   it('refuses entries of a nested list that are not objects', () => {
-    expect(inspectRawInput({ title: 't', entries: [[], null, 'x', { name: 'n' }] }, Request).map((e) => e.field)).toEqual(['entries[0]', 'entries[1]', 'entries[2]']);
+    expect(inspectRawInput({ title: 't', entries: [[], null, 'x', { name: 'n' }] }, Request).map((e) => e.field)).toEqual([
+      'entries[0]',
+      'entries[1]',
+      'entries[2]',
+    ]);
   });
 
   it('stops walking at a depth the HTTP layer never lets through', () => {

@@ -54,14 +54,16 @@ function shapeOf(metatype: new () => unknown): DtoShape {
   shape = { known: new Set(metadatas.map((m) => m.propertyName)), nested: new Map() };
   for (const metadata of metadatas) {
     if (metadata.type !== 'nestedValidation') continue;
-    const type = defaultMetadataStorage.findTypeMetadata(metatype, metadata.propertyName)?.typeFunction() as (new () => unknown) | undefined;
+    const type = defaultMetadataStorage.findTypeMetadata(metatype, metadata.propertyName)?.typeFunction() as
+      (new () => unknown) | undefined;
     shape.nested.set(metadata.propertyName, { type, each: metadata.each === true });
   }
   shapes.set(metatype, shape);
   return shape;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What class-validator cannot see in a request as it arrived, field by field:

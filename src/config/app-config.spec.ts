@@ -98,7 +98,7 @@ describe('loadAppConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ CARD_AMOUNT_PARAM: 'amount&x=1' }, 'CARD_AMOUNT_PARAM must be a plain query parameter name'],
   ])('refuses %j', (env, message) => {
-    const problems = problemsOf(env as Record<string, string>);
+    const problems = problemsOf(env);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(message);
   });

@@ -79,7 +79,10 @@ function parseTrustProxy(value: string | undefined, problems: string[]): boolean
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d{1,2}$/.test(value)) return Number(value);
-  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length && entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) return entries;
   problems.push(`TRUST_PROXY must be false, true, a hop count or addresses/CIDRs (got "${value}")`);
   return false;
@@ -144,17 +147,28 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
 
   const port = integer('PORT', 3000, 0, 65535);
   const host = read('HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1');
-  if (isIP(host) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(host)) problems.push(`HOST must be an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0 (got "${host}")`);
-  const databaseUrl = url('DATABASE_URL', devOnly('DATABASE_URL', () => undefined, 'a PostgreSQL URL'));
+  if (isIP(host) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(host))
+    problems.push(`HOST must be an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0 (got "${host}")`);
+  const databaseUrl = url(
+    'DATABASE_URL',
+    devOnly('DATABASE_URL', () => undefined, 'a PostgreSQL URL'),
+  );
   if (databaseUrl && !/^postgres(ql)?:/.test(databaseUrl)) problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
-  const baseUrl = url('PROVIDER_BASE_URL', devOnly('PROVIDER_BASE_URL', () => undefined, "the provider's {base_url}"));
+  const baseUrl = url(
+    'PROVIDER_BASE_URL',
+    devOnly('PROVIDER_BASE_URL', () => undefined, "the provider's {base_url}"),
+  );
   const linkBaseUrl = url('PROVIDER_LINK_BASE_URL', read('PROVIDER_LINK_BASE_URL')) ?? baseUrl;
   const apiKey = devOnly('PROVIDER_API_KEY', () => SANDBOX_CREDENTIALS.apiKey, 'public_apikey / x-api-key');
   const secretKey = devOnly('PROVIDER_SECRET_KEY', () => SANDBOX_CREDENTIALS.secretKey, 'private_secretkey');
   const spAuthToken = devOnly('PROVIDER_SP_AUTH_TOKEN', () => SANDBOX_CREDENTIALS.spAuthToken, 'x-sp-auth-token of the card endpoints');
-  const publicBaseUrl = url('PUBLIC_BASE_URL', devOnly('PUBLIC_BASE_URL', () => `http://localhost:${port}`, 'public URL of this service, for callback URLs'));
+  const publicBaseUrl = url(
+    'PUBLIC_BASE_URL',
+    devOnly('PUBLIC_BASE_URL', () => `http://localhost:${port}`, 'public URL of this service, for callback URLs'),
+  );
   const callbackSigningSecret = devOnly('CALLBACK_SIGNING_SECRET', () => randomBytes(32).toString('base64'), 'key of the callback tokens');
-  if (callbackSigningSecret !== undefined && callbackSigningSecret.length < 32) problems.push('CALLBACK_SIGNING_SECRET must be at least 32 characters');
+  if (callbackSigningSecret !== undefined && callbackSigningSecret.length < 32)
+    problems.push('CALLBACK_SIGNING_SECRET must be at least 32 characters');
   const encryptionKeyText = devOnly('DATA_ENCRYPTION_KEY', () => DEV_ENCRYPTION_KEY, '32 random bytes in base64: openssl rand -base64 32');
   let dataEncryptionKey = Buffer.alloc(0);
   if (encryptionKeyText !== undefined) {
@@ -171,9 +185,13 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
   }
   if (jwtSecret !== undefined && jwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
   const maxAmount = read('MAX_AMOUNT') ?? '100000000';
-  if (!/^[1-9]\d{0,14}$/.test(maxAmount)) problems.push(`MAX_AMOUNT must be a positive whole number of at most 15 digits (got "${maxAmount}")`);
+  if (!/^[1-9]\d{0,14}$/.test(maxAmount))
+    problems.push(`MAX_AMOUNT must be a positive whole number of at most 15 digits (got "${maxAmount}")`);
   const currencies: Record<string, CurrencyRule> = {};
-  for (const entry of (read('CURRENCIES') ?? 'XAF:0,XOF:0,EUR:2,USD:2').split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (read('CURRENCIES') ?? 'XAF:0,XOF:0,EUR:2,USD:2')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const match = /^([A-Z]{3}):([0-4])(?::([1-9]\d{0,14}))?$/.exec(entry);
     if (!match) {
       problems.push(`CURRENCIES entries must look like CODE:DECIMALS[:MAX], e.g. XAF:0 or EUR:2:50000 (got "${entry}")`);
@@ -182,9 +200,13 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     currencies[match[1]] = { code: match[1], decimals: Number(match[2]), maxAmount: match[3] ?? maxAmount };
   }
   if (Object.keys(currencies).length === 0) problems.push('CURRENCIES must list at least one currency');
-  const corsOrigins = (read('CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const corsOrigins = (read('CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of corsOrigins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://shop.example.com (got "${origin}")`);
+    if (!/^https?:\/\/[^/\s]+$/.test(origin))
+      problems.push(`CORS_ORIGINS entries must be origins like https://shop.example.com (got "${origin}")`);
   }
   const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);

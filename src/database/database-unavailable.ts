@@ -29,7 +29,8 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFO
 // PostgreSQL: connection exception (class 08), too many connections, shutting down / starting up.
 const POSTGRES_CONNECTION_STATE = /^(08...|53300|57P01|57P02|57P03)$/;
 // pg's own messages for a dead connection or an exhausted pool (they carry no code).
-const PG_CONNECTION_MESSAGES = /^(Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)$/;
+const PG_CONNECTION_MESSAGES =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)$/;
 
 /**
  * True when an error (from Prisma, adapter-pg or pg, possibly wrapped in causes) says the database
@@ -42,7 +43,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const current = pending.pop();
     if (typeof current !== 'object' || current === null || seen.has(current)) continue;
     seen.add(current);
-    const fields = current as { code?: unknown; errorCode?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    const fields = current as {
+      code?: unknown;
+      errorCode?: unknown;
+      kind?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
     for (const code of [fields.code, fields.errorCode]) {
       if (typeof code !== 'string') continue;
       if (PRISMA_CONNECTION_CODES.has(code) || SOCKET_CODES.has(code) || POSTGRES_CONNECTION_STATE.test(code)) return true;

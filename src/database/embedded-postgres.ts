@@ -13,7 +13,9 @@ export interface EmbeddedPostgres {
  * PGlite is one backend: it runs one transaction at a time, which serialises concurrent
  * transactions instead of interleaving them.
  */
-export async function startEmbeddedPostgres(options: { dataDir?: string; port?: number; maxConnections?: number } = {}): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  options: { dataDir?: string; port?: number; maxConnections?: number } = {},
+): Promise<EmbeddedPostgres> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {});
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: options.maxConnections ?? 64 });

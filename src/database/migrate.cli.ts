@@ -19,6 +19,8 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigValidationError ? error.message : `migration failed: ${error instanceof Error ? error.message : String(error)}`}\n`);
+  process.stderr.write(
+    `${error instanceof ConfigValidationError ? error.message : `migration failed: ${error instanceof Error ? error.message : String(error)}`}\n`,
+  );
   process.exit(1);
 });

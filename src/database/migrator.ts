@@ -23,22 +23,28 @@ type WasmSchemaEngine = {
   free(): void;
 };
 
-let wasmModule: { SchemaEngine: { new: (o: unknown, cb: (msg: string) => void, adapter: object) => Promise<WasmSchemaEngine> } } | undefined;
+type WasmEngineModule = {
+  SchemaEngine: { new: (o: unknown, cb: (msg: string) => void, adapter: object) => Promise<WasmSchemaEngine> };
+};
+
+let wasmModule: WasmEngineModule | undefined;
 
 async function loadEngineModule() {
   if (wasmModule) return wasmModule;
   const g = globalThis as unknown as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(m: string): void } };
   g.PRISMA_WASM_PANIC_REGISTRY ??= { set_message: () => undefined };
-  const bindings = require('@prisma/schema-engine-wasm/schema_engine_bg');
+  const bindings = require('@prisma/schema-engine-wasm/schema_engine_bg') as WasmEngineModule & { __wbg_set_wasm(exports: object): void };
   const wasmPath = join(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg'), '..', 'schema_engine_bg.wasm');
   const wasmBytes = await readFile(wasmPath);
   // Node has WebAssembly; the ES lib typings this project compiles with do not declare it.
-  const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { instantiate(b: Buffer, i: object): Promise<{ instance: { exports: object } }> } };
+  const { WebAssembly: wasm } = globalThis as unknown as {
+    WebAssembly: { instantiate(b: Buffer, i: object): Promise<{ instance: { exports: object } }> };
+  };
   const { instance } = await wasm.instantiate(wasmBytes, { './schema_engine_bg.js': bindings });
   bindings.__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
   wasmModule = bindings;
-  return bindings as NonNullable<typeof wasmModule>;
+  return bindings;
 }
 
 export async function loadMigrationsList(baseDir = MIGRATIONS_DIR) {
@@ -74,6 +80,7 @@ const PG_TEXT_OID = 25;
  * pool, which adapter-pg builds from the same config, gets it too.
  */
 class CharAsTextClient extends Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's Client.query has a dozen overloads; one override can only match them all with any
   override query(...args: unknown[]): any {
     const relabel = (r: QueryResult | undefined) => {
       for (const field of r?.fields ?? []) if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
@@ -157,7 +164,9 @@ function connectionFields(databaseUrl: string) {
     user: decodeURIComponent(url.username) || undefined,
     password: url.password ? decodeURIComponent(url.password) : undefined,
     database: decodeURIComponent(url.pathname.slice(1)) || undefined,
-    ssl: ['require', 'verify-ca', 'verify-full'].includes(url.searchParams.get('sslmode') ?? '') ? { rejectUnauthorized: url.searchParams.get('sslmode') !== 'require' } : undefined,
+    ssl: ['require', 'verify-ca', 'verify-full'].includes(url.searchParams.get('sslmode') ?? '')
+      ? { rejectUnauthorized: url.searchParams.get('sslmode') !== 'require' }
+      : undefined,
   };
 }
 

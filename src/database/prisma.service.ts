@@ -13,7 +13,13 @@ export const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
 export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
   constructor(@InjectConfig() config: AppConfig) {
     if (!config.databaseUrl) throw new Error('PrismaService needs a database URL (the embedded database is started before the app)');
-    super({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: DATABASE_POOL_SIZE, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS }) });
+    super({
+      adapter: new PrismaPg({
+        connectionString: config.databaseUrl,
+        max: DATABASE_POOL_SIZE,
+        connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
+      }),
+    });
   }
 
   async onModuleInit() {

@@ -12,7 +12,9 @@ const CURRENCIES: CurrencyRule[] = [
 /** A rate in ten-thousandths of a percent, written as a decimal string or a JSON number, as a client may. */
 const scaledToText = (scaled: number) => {
   const int = Math.floor(scaled / 10_000);
-  const frac = String(scaled % 10_000).padStart(4, '0').replace(/0+$/, '');
+  const frac = String(scaled % 10_000)
+    .padStart(4, '0')
+    .replace(/0+$/, '');
   return frac ? `${int}.${frac}` : String(int);
 };
 const rateList = fc
@@ -75,7 +77,10 @@ describe('distribution shares (properties)', () => {
         const amount = amountOf(currency, minor).minor;
         const first = computeShares(amount, scaled.map(scaledToText));
         const again = computeShares(amount, scaled.map(scaledToText));
-        const numbers = computeShares(amount, scaled.map((s) => Number(scaledToText(s))));
+        const numbers = computeShares(
+          amount,
+          scaled.map((s) => Number(scaledToText(s))),
+        );
         expect(again).toEqual(first);
         expect(numbers).toEqual(first);
       }),
@@ -101,7 +106,10 @@ describe('distribution shares (cases)', () => {
   const eur = CURRENCIES[1];
 
   it('10000 XAF at 33.33/33.33/33.34 is 3333/3333/3334: the whole amount', () => {
-    expect(computeShares(Money.parse('10000', xaf).minor, ['33.33', '33.33', '33.34'])).toEqual({ shares: [3333n, 3333n, 3334n], remainder: 0n });
+    expect(computeShares(Money.parse('10000', xaf).minor, ['33.33', '33.33', '33.34'])).toEqual({
+      shares: [3333n, 3333n, 3334n],
+      remainder: 0n,
+    });
   });
 
   it('100 XAF at 33/33/33 is 33/33/33, 1 left over for the receiver', () => {
@@ -114,7 +122,10 @@ describe('distribution shares (cases)', () => {
 
   it('EUR with cents: 100.01 at 50/50 is 50.01/50.00; 0.03 at 33.3333 ×3 (99.9999 %) is 0.01/0.01/0.00', () => {
     expect(computeShares(Money.parse('100.01', eur).minor, ['50', '50']).shares).toEqual([5001n, 5000n]);
-    expect(computeShares(Money.parse('0.03', eur).minor, ['33.3333', '33.3333', '33.3333'])).toEqual({ shares: [1n, 1n, 0n], remainder: 1n });
+    expect(computeShares(Money.parse('0.03', eur).minor, ['33.3333', '33.3333', '33.3333'])).toEqual({
+      shares: [1n, 1n, 0n],
+      remainder: 1n,
+    });
   });
 
   it('canonical rates drop useless zeros', () => {
@@ -125,13 +136,24 @@ describe('distribution shares (cases)', () => {
   });
 
   it('list rules: each matricule once (the repeat is named), rates sum to at most 100, at least one beneficiary', () => {
-    expect(distributionListErrors([{ matricule: 'A', rate: '50' }, { matricule: 'B', rate: '50' }])).toEqual([]);
-    expect(distributionListErrors([{ matricule: 'A', rate: '10' }, { matricule: 'A', rate: '10' }])).toEqual([
-      { field: 'distribution[1].matricule', message: 'matricule A already appears at distribution[0]' },
-    ]);
-    expect(distributionListErrors([{ matricule: 'A', rate: '50' }, { matricule: 'B', rate: '50.01' }])).toEqual([
-      { field: 'distribution', message: 'the rates sum to 100.01; they must sum to at most 100' },
-    ]);
+    expect(
+      distributionListErrors([
+        { matricule: 'A', rate: '50' },
+        { matricule: 'B', rate: '50' },
+      ]),
+    ).toEqual([]);
+    expect(
+      distributionListErrors([
+        { matricule: 'A', rate: '10' },
+        { matricule: 'A', rate: '10' },
+      ]),
+    ).toEqual([{ field: 'distribution[1].matricule', message: 'matricule A already appears at distribution[0]' }]);
+    expect(
+      distributionListErrors([
+        { matricule: 'A', rate: '50' },
+        { matricule: 'B', rate: '50.01' },
+      ]),
+    ).toEqual([{ field: 'distribution', message: 'the rates sum to 100.01; they must sum to at most 100' }]);
     expect(distributionListErrors([])).toEqual([{ field: 'distribution', message: 'distribution must list at least one beneficiary' }]);
   });
 });

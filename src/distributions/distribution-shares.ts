@@ -46,14 +46,18 @@ export function rateToProviderNumber(rate: string | number): number {
  * occurrence is the one reported, `distribution[i].matricule`) and a sum of rates of at most 100
  * (reported on `distribution`). Entries are assumed individually valid.
  */
-export function distributionListErrors(entries: readonly { matricule: string; rate: string | number }[], field = 'distribution'): FieldError[] {
+export function distributionListErrors(
+  entries: readonly { matricule: string; rate: string | number }[],
+  field = 'distribution',
+): FieldError[] {
   const errors: FieldError[] = [];
   if (entries.length === 0) return [{ field, message: `${field} must list at least one beneficiary` }];
   const seen = new Map<string, number>();
   let sum = 0n;
   entries.forEach((entry, index) => {
     const first = seen.get(entry.matricule);
-    if (first !== undefined) errors.push({ field: `${field}[${index}].matricule`, message: `matricule ${entry.matricule} already appears at ${field}[${first}]` });
+    if (first !== undefined)
+      errors.push({ field: `${field}[${index}].matricule`, message: `matricule ${entry.matricule} already appears at ${field}[${first}]` });
     else seen.set(entry.matricule, index);
     sum += parseRate(entry.rate);
   });

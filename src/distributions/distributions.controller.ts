@@ -3,7 +3,13 @@ import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, A
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { CreateFiatDistributionDto, CreateInitDistributionDto, DistributionDto, DistributionPageDto, ListDistributionsQueryDto } from './distributions.dto';
+import {
+  CreateFiatDistributionDto,
+  CreateInitDistributionDto,
+  DistributionDto,
+  DistributionPageDto,
+  ListDistributionsQueryDto,
+} from './distributions.dto';
 import { DistributionsService, provesNotSent } from './distributions.service';
 
 const OUTCOMES =
@@ -24,7 +30,9 @@ export class DistributionsController {
     description: `${OUTCOMES} A paymentId is used once: a second distribution with it is 409 \`distribution_payment_id_exists\`. What the shares leave of the amount (\`remainder\`) is the payment receiver's.`,
   })
   @ApiCreatedResponse({ type: DistributionDto })
-  @ApiTooManyRequestsResponse({ description: 'The hourly provider budget is spent (Retry-After); nothing was sent or stored and the key may be reused' })
+  @ApiTooManyRequestsResponse({
+    description: 'The hourly provider budget is spent (Retry-After); nothing was sent or stored and the key may be reused',
+  })
   createInit(@CurrentUser() user: AuthUser, @Body() body: CreateInitDistributionDto): Promise<DistributionDto> {
     return this.distributions.createInit(user, body);
   }
@@ -33,16 +41,26 @@ export class DistributionsController {
   @HttpCode(201)
   @Auth('admin')
   @Idempotent('distributions.fiat', { releaseOn: provesNotSent })
-  @ApiOperation({ operationId: 'createFiatDistribution', summary: 'Redistribute a fiat payment received outside the provider (provider link/fiat-distribution)', description: OUTCOMES })
+  @ApiOperation({
+    operationId: 'createFiatDistribution',
+    summary: 'Redistribute a fiat payment received outside the provider (provider link/fiat-distribution)',
+    description: OUTCOMES,
+  })
   @ApiCreatedResponse({ type: DistributionDto })
-  @ApiTooManyRequestsResponse({ description: 'The hourly provider budget is spent (Retry-After); nothing was sent or stored and the key may be reused' })
+  @ApiTooManyRequestsResponse({
+    description: 'The hourly provider budget is spent (Retry-After); nothing was sent or stored and the key may be reused',
+  })
   createFiat(@CurrentUser() user: AuthUser, @Body() body: CreateFiatDistributionDto): Promise<DistributionDto> {
     return this.distributions.createFiat(user, body);
   }
 
   @Get()
   @Auth('finance')
-  @ApiOperation({ operationId: 'listDistributions', summary: 'List distributions, newest first (finance, admin)', description: 'Stored distributions, filtered by kind, status and time window, one page at a time (`nextCursor`).' })
+  @ApiOperation({
+    operationId: 'listDistributions',
+    summary: 'List distributions, newest first (finance, admin)',
+    description: 'Stored distributions, filtered by kind, status and time window, one page at a time (`nextCursor`).',
+  })
   @ApiOkResponse({ type: DistributionPageDto })
   list(@Query() query: ListDistributionsQueryDto): Promise<DistributionPageDto> {
     return this.distributions.list(query);
@@ -50,7 +68,12 @@ export class DistributionsController {
 
   @Get(':id')
   @Auth('finance')
-  @ApiOperation({ operationId: 'getDistribution', summary: 'One distribution with its shares (finance, admin)', description: 'The distribution as stored: its shares (beneficiary and amount), the remainder, and how it ended (status, provider message, failure reason).' })
+  @ApiOperation({
+    operationId: 'getDistribution',
+    summary: 'One distribution with its shares (finance, admin)',
+    description:
+      'The distribution as stored: its shares (beneficiary and amount), the remainder, and how it ended (status, provider message, failure reason).',
+  })
   @ApiOkResponse({ type: DistributionDto })
   @ApiNotFoundResponse({ description: 'No such distribution' })
   get(@Param('id') id: string): Promise<DistributionDto> {

@@ -20,7 +20,8 @@ export class DistributionEntryDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'number' }],
     example: '33.33',
-    description: 'Percentage of the amount for this beneficiary: greater than 0, at most 2 decimals; the rates of a list sum to at most 100',
+    description:
+      'Percentage of the amount for this beneficiary: greater than 0, at most 2 decimals; the rates of a list sum to at most 100',
   })
   @IsPercentageRate(DISTRIBUTION_RATE_DECIMALS)
   rate: string | number;
@@ -31,12 +32,16 @@ abstract class DistributionRequestDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'number' }],
     example: '10000',
-    description: 'Positive decimal, as a string or a number, with no more decimals than the currency allows (XAF: none; EUR: 2). Never rounded; sent to the provider as an exact JSON number.',
+    description:
+      'Positive decimal, as a string or a number, with no more decimals than the currency allows (XAF: none; EUR: 2). Never rounded; sent to the provider as an exact JSON number.',
   })
   @IsMoneyAmount()
   amount: string | number;
 
-  @ApiProperty({ example: 'XAF', description: 'ISO 4217 code among the accepted currencies (CURRENCIES); gives the minor units of the shares' })
+  @ApiProperty({
+    example: 'XAF',
+    description: 'ISO 4217 code among the accepted currencies (CURRENCIES); gives the minor units of the shares',
+  })
   @IsCurrencyCode()
   currency: string;
 
@@ -58,13 +63,19 @@ abstract class DistributionRequestDto {
 }
 
 export class CreateInitDistributionDto extends DistributionRequestDto {
-  @ApiProperty({ example: 'MAT48213307', description: 'Identifier of the main payment receiver (sent as payment_receiver); gets what the shares leave' })
+  @ApiProperty({
+    example: 'MAT48213307',
+    description: 'Identifier of the main payment receiver (sent as payment_receiver); gets what the shares leave',
+  })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
   paymentReceiver: string;
 
-  @ApiProperty({ example: 'pay_2026_000123', description: 'Unique identifier of the payment (sent as payment_id); a second distribution with it is 409' })
+  @ApiProperty({
+    example: 'pay_2026_000123',
+    description: 'Unique identifier of the payment (sent as payment_id); a second distribution with it is 409',
+  })
   @Transform(trim)
   @IsString()
   @Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'paymentId must be 1 to 100 letters, digits or _ . : -' })
@@ -89,7 +100,10 @@ export class DistributionShareDto {
   @ApiProperty({ example: '33.33', description: 'Percentage, decimal string' })
   rate: string;
 
-  @ApiProperty({ example: '3333', description: 'This beneficiary’s share, decimal string in the currency (largest remainder, never rounded up beyond the amount)' })
+  @ApiProperty({
+    example: '3333',
+    description: 'This beneficiary’s share, decimal string in the currency (largest remainder, never rounded up beyond the amount)',
+  })
   share: string;
 }
 
@@ -97,13 +111,17 @@ export class DistributionDto {
   @ApiProperty({ example: '5f4e3d2c-1b0a-4988-8776-655443322110', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ enum: DISTRIBUTION_KINDS, description: '`init`: a transaction prepared for redistribution; `fiat`: a fiat payment redistributed' })
+  @ApiProperty({
+    enum: DISTRIBUTION_KINDS,
+    description: '`init`: a transaction prepared for redistribution; `fiat`: a fiat payment redistributed',
+  })
   kind: DistributionKind;
 
   @ApiProperty({
     enum: DISTRIBUTION_STATUSES,
     example: 'ACCEPTED',
-    description: 'PENDING (stored, no answer yet), ACCEPTED, REJECTED (refused by the provider, see failureReason), UNKNOWN (the answer was lost: it may have happened; never resent automatically)',
+    description:
+      'PENDING (stored, no answer yet), ACCEPTED, REJECTED (refused by the provider, see failureReason), UNKNOWN (the answer was lost: it may have happened; never resent automatically)',
   })
   status: DistributionStatus;
 
@@ -125,10 +143,18 @@ export class DistributionDto {
   @ApiProperty({ type: [DistributionShareDto] })
   distribution: DistributionShareDto[];
 
-  @ApiProperty({ example: '0', description: 'amount minus the shares: the payment receiver’s part (init), or what no beneficiary gets (fiat)' })
+  @ApiProperty({
+    example: '0',
+    description: 'amount minus the shares: the payment receiver’s part (init), or what no beneficiary gets (fiat)',
+  })
   remainder: string;
 
-  @ApiProperty({ nullable: true, type: String, example: 'Transaction initialised successfully', description: 'The provider’s message, when it answered' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'Transaction initialised successfully',
+    description: 'The provider’s message, when it answered',
+  })
   providerMessage: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: null })
@@ -140,7 +166,13 @@ export class DistributionDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:00.000Z' })
   createdAt: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z', nullable: true, type: String, description: 'When the provider’s answer (or its loss) was recorded' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-23T09:15:04.000Z',
+    nullable: true,
+    type: String,
+    description: 'When the provider’s answer (or its loss) was recorded',
+  })
   completedAt: string | null;
 }
 
@@ -159,5 +191,4 @@ export class ListDistributionsQueryDto extends PagedPeriodQueryDto {
   @IsOptional()
   @IsIn(DISTRIBUTION_STATUSES)
   status?: DistributionStatus;
-
 }

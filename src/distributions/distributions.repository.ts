@@ -48,7 +48,12 @@ export class DistributionsRepository {
           receiverShareMinor: distribution.receiverShareMinor,
           providerRequest: distribution.providerRequest as Prisma.InputJsonValue,
           shares: {
-            create: distribution.shares.map((share) => ({ position: share.position, matricule: share.matricule, rate: share.rate, shareMinor: share.shareMinor })),
+            create: distribution.shares.map((share) => ({
+              position: share.position,
+              matricule: share.matricule,
+              rate: share.rate,
+              shareMinor: share.shareMinor,
+            })),
           },
         },
         include: WITH_SHARES,
@@ -91,7 +96,7 @@ export class DistributionsRepository {
           status: outcome.status,
           providerMessage: outcome.providerMessage,
           failureReason: outcome.status === 'ACCEPTED' ? null : outcome.failureReason,
-          providerResponse: (outcome.providerResponse ?? Prisma.DbNull) as Prisma.InputJsonValue,
+          providerResponse: outcome.providerResponse ?? Prisma.DbNull,
           completedAt: new Date(),
         },
       });
@@ -113,11 +118,15 @@ export class DistributionsRepository {
     const where: Prisma.DistributionWhereInput = {
       ...(filter.kind ? { kind: filter.kind } : {}),
       ...(filter.status ? { status: filter.status } : {}),
-      ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+      ...(filter.from || filter.to
+        ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
+        : {}),
     };
     const after = page.after;
     const rows = await this.prisma.distribution.findMany({
-      where: after ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] } : where,
+      where: after
+        ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
+        : where,
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: page.limit,
       include: WITH_SHARES,
@@ -135,7 +144,8 @@ export class DistributionsRepository {
     audit: NewAuditEvent,
   ): Promise<DistributionRecord | undefined> {
     return this.prisma.$transaction(async (tx) => {
-      const failureReason = resolution.status === 'REJECTED' ? 'Decided REJECTED by a person after checking with the provider (manual resolution)' : null;
+      const failureReason =
+        resolution.status === 'REJECTED' ? 'Decided REJECTED by a person after checking with the provider (manual resolution)' : null;
       const moved = await tx.$queryRaw<{ id: string }[]>`
         UPDATE distributions SET status = ${resolution.status}, failure_reason = ${failureReason},
           resolved_by = ${resolution.actor}, resolution_note = ${resolution.note}, resolved_at = now()
@@ -166,6 +176,11 @@ function toRecord(row: DistributionRow): DistributionRecord {
     receiverShareMinor: row.receiverShareMinor,
     createdAt: row.createdAt,
     completedAt: row.completedAt,
-    shares: row.shares.map((share) => ({ position: share.position, matricule: share.matricule, rate: share.rate.toFixed(), shareMinor: share.shareMinor })),
+    shares: row.shares.map((share) => ({
+      position: share.position,
+      matricule: share.matricule,
+      rate: share.rate.toFixed(),
+      shareMinor: share.shareMinor,
+    })),
   };
 }

@@ -15,10 +15,16 @@ import { ProviderError, ProviderRejectedError } from '../provider/provider.error
 import type { DistributionEntry, SuccessMessage } from '../provider/provider.types';
 import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber } from './distribution-shares';
 import type { DistributionFilter, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
-import type { CreateFiatDistributionDto, CreateInitDistributionDto, DistributionDto, DistributionEntryDto, DistributionPageDto, ListDistributionsQueryDto } from './distributions.dto';
+import type {
+  CreateFiatDistributionDto,
+  CreateInitDistributionDto,
+  DistributionDto,
+  DistributionEntryDto,
+  DistributionPageDto,
+  ListDistributionsQueryDto,
+} from './distributions.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { DISTRIBUTION_RESOURCE, DistributionsRepository } from './distributions.repository';
-
 
 /** An error that proves the request never reached the provider: nothing can have been distributed. */
 export function provesNotSent(error: unknown): boolean {
@@ -65,21 +71,27 @@ export class DistributionsService implements OnModuleInit {
       amount: prepared.providerAmount,
       distribution: prepared.providerDistribution,
     };
-    const stored = await this.distributions.createPending({
-      kind: 'init',
-      createdBy: user.id,
-      paymentReceiver: dto.paymentReceiver,
-      paymentId: dto.paymentId,
-      payer: null,
-      amount: prepared.money.toString(),
-      currency: dto.currency,
-      receiverShareMinor: prepared.remainder,
-      providerRequest: redact(body),
-      shares: prepared.shares,
-    }, this.idempotency.recoveryPoint());
+    const stored = await this.distributions.createPending(
+      {
+        kind: 'init',
+        createdBy: user.id,
+        paymentReceiver: dto.paymentReceiver,
+        paymentId: dto.paymentId,
+        payer: null,
+        amount: prepared.money.toString(),
+        currency: dto.currency,
+        receiverShareMinor: prepared.remainder,
+        providerRequest: redact(body),
+        shares: prepared.shares,
+      },
+      this.idempotency.recoveryPoint(),
+    );
     if (!stored) {
       const existing = await this.distributions.findByPaymentId(dto.paymentId);
-      throw new ConflictError('distribution_payment_id_exists', `paymentId ${dto.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`);
+      throw new ConflictError(
+        'distribution_payment_id_exists',
+        `paymentId ${dto.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`,
+      );
     }
     return this.submit(user, stored, () => this.client.initTransaction(body));
   }
@@ -87,19 +99,24 @@ export class DistributionsService implements OnModuleInit {
   /** `POST {link_base_url}/api/agent/link/fiat-distribution`: a fiat payment received elsewhere, redistributed. */
   async createFiat(user: AuthUser, dto: CreateFiatDistributionDto): Promise<DistributionDto> {
     const prepared = this.prepare(dto);
-    const body = { data: { payer: dto.payer, currency: dto.currency, amount: prepared.providerAmount, distribution: prepared.providerDistribution } };
-    const stored = await this.distributions.createPending({
-      kind: 'fiat',
-      createdBy: user.id,
-      paymentReceiver: null,
-      paymentId: null,
-      payer: dto.payer,
-      amount: prepared.money.toString(),
-      currency: dto.currency,
-      receiverShareMinor: null,
-      providerRequest: redact(body),
-      shares: prepared.shares,
-    }, this.idempotency.recoveryPoint());
+    const body = {
+      data: { payer: dto.payer, currency: dto.currency, amount: prepared.providerAmount, distribution: prepared.providerDistribution },
+    };
+    const stored = await this.distributions.createPending(
+      {
+        kind: 'fiat',
+        createdBy: user.id,
+        paymentReceiver: null,
+        paymentId: null,
+        payer: dto.payer,
+        amount: prepared.money.toString(),
+        currency: dto.currency,
+        receiverShareMinor: null,
+        providerRequest: redact(body),
+        shares: prepared.shares,
+      },
+      this.idempotency.recoveryPoint(),
+    );
     if (!stored) throw new Error('a fiat distribution has no unique field to collide on');
     return this.submit(user, stored, () => this.client.distributeFiat(body));
   }
@@ -119,7 +136,12 @@ export class DistributionsService implements OnModuleInit {
     };
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.distributions.list(filter, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
-    return toPage(rows, limit, (d) => ({ at: d.createdAt, id: d.id }), (d) => this.toDto(d));
+    return toPage(
+      rows,
+      limit,
+      (d) => ({ at: d.createdAt, id: d.id }),
+      (d) => this.toDto(d),
+    );
   }
 
   /**
@@ -147,8 +169,16 @@ export class DistributionsService implements OnModuleInit {
     return {
       money: checked.money,
       providerAmount,
-      providerDistribution: dto.distribution.map((entry, index) => ({ matricule: entry.matricule, rate: rateToProviderNumber(rates[index]) })),
-      shares: dto.distribution.map((entry, index) => ({ position: index + 1, matricule: entry.matricule, rate: rates[index], shareMinor: shares[index] })),
+      providerDistribution: dto.distribution.map((entry, index) => ({
+        matricule: entry.matricule,
+        rate: rateToProviderNumber(rates[index]),
+      })),
+      shares: dto.distribution.map((entry, index) => ({
+        position: index + 1,
+        matricule: entry.matricule,
+        rate: rates[index],
+        shareMinor: shares[index],
+      })),
       remainder,
     };
   }
@@ -167,18 +197,31 @@ export class DistributionsService implements OnModuleInit {
       outcome =
         answer?.success === true
           ? { status: 'ACCEPTED', providerMessage: messageOf(answer), providerResponse: redact(answer) }
-          : { status: 'UNKNOWN', failureReason: 'The provider answered without success: true', providerMessage: messageOf(answer), providerResponse: redact(answer) };
+          : {
+              status: 'UNKNOWN',
+              failureReason: 'The provider answered without success: true',
+              providerMessage: messageOf(answer),
+              providerResponse: redact(answer),
+            };
     } catch (error) {
       if (provesNotSent(error)) {
         await this.distributions.deletePending(stored.id);
-        this.logger.warn({ distributionId: stored.id, code: (error as ProviderError).code }, 'distribution not sent to the provider; record removed');
+        this.logger.warn(
+          { distributionId: stored.id, code: (error as ProviderError).code },
+          'distribution not sent to the provider; record removed',
+        );
         throw error;
       }
       outcome = failedOutcome(error);
-      if (!(error instanceof ProviderError)) this.logger.error({ err: error, distributionId: stored.id }, 'unexpected error while sending a distribution');
+      if (!(error instanceof ProviderError))
+        this.logger.error({ err: error, distributionId: stored.id }, 'unexpected error while sending a distribution');
     }
     const created = { kind: stored.kind, status: outcome.status, amount: stored.amount, currency: stored.currency };
-    const recorded = await this.distributions.recordOutcome(stored.id, outcome, auditEventOf(user, 'distribution.created', { type: 'distribution', id: stored.id }, { details: created }));
+    const recorded = await this.distributions.recordOutcome(
+      stored.id,
+      outcome,
+      auditEventOf(user, 'distribution.created', { type: 'distribution', id: stored.id }, { details: created }),
+    );
     this.logger.info({ distributionId: recorded.id, kind: recorded.kind, status: recorded.status }, 'distribution recorded');
     return this.toDto(recorded);
   }
@@ -247,7 +290,10 @@ function failedOutcome(error: unknown): DistributionOutcome {
       providerResponse: { error: error.code, ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}) },
     };
   }
-  return { status: 'UNKNOWN', failureReason: 'The submission failed unexpectedly after it may have been sent', providerMessage: null, providerResponse: { error: 'internal_error' } };
+  return {
+    status: 'UNKNOWN',
+    failureReason: 'The submission failed unexpectedly after it may have been sent',
+    providerMessage: null,
+    providerResponse: { error: 'internal_error' },
+  };
 }
-
-

@@ -9,14 +9,23 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get('live')
-  @ApiOperation({ operationId: 'getHealthLive', summary: 'Liveness: the process answers', description: 'No token, no database access: 200 as long as the process serves HTTP.' })
+  @ApiOperation({
+    operationId: 'getHealthLive',
+    summary: 'Liveness: the process answers',
+    description: 'No token, no database access: 200 as long as the process serves HTTP.',
+  })
   @ApiOkResponse({ type: LivenessDto })
   live(): LivenessDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ operationId: 'getHealthReady', summary: 'Readiness: database reachable and every migration applied', description: 'No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After.' })
+  @ApiOperation({
+    operationId: 'getHealthReady',
+    summary: 'Readiness: database reachable and every migration applied',
+    description:
+      'No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After.',
+  })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({ description: 'problem+json `not_ready`' })
   ready(): Promise<ReadinessDto> {

@@ -29,7 +29,10 @@ export class HealthService {
       throw new NotReadyError('The database is not reachable.');
     }
     this.expectedMigrations ??= migrationNamesOnDisk();
-    const [expected, applied] = await Promise.all([this.expectedMigrations, this.repository.appliedMigrationNames().catch(() => [] as string[])]);
+    const [expected, applied] = await Promise.all([
+      this.expectedMigrations,
+      this.repository.appliedMigrationNames().catch(() => [] as string[]),
+    ]);
     const missing = expected.filter((name) => !applied.includes(name));
     if (missing.length > 0) throw new NotReadyError(`Migrations not applied: ${missing.join(', ')}. Run npm run db:migrate.`);
     return { status: 'ok', checks: { database: 'up', migrations: 'applied' } };

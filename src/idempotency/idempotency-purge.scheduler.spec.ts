@@ -7,7 +7,9 @@ describe('IdempotencyPurgeScheduler', () => {
 
   it('never runs two purges at once in one instance', async () => {
     let finish: (value: { leader: boolean; purged: number }) => void = () => undefined;
-    const repository = { tryPurgeAsLeader: jest.fn(() => new Promise<{ leader: boolean; purged: number }>((resolve) => (finish = resolve))) };
+    const repository = {
+      tryPurgeAsLeader: jest.fn(() => new Promise<{ leader: boolean; purged: number }>((resolve) => (finish = resolve))),
+    };
     const scheduler = new IdempotencyPurgeScheduler(repository as unknown as IdempotencyRepository, silent);
     const first = scheduler.runOnce();
     const second = scheduler.runOnce();

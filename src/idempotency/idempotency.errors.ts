@@ -9,7 +9,9 @@ export class IdempotencyKeyRequiredError extends DomainError {
   readonly code = 'idempotency_key_required';
   readonly title = 'An Idempotency-Key header is required';
   constructor() {
-    super(`This operation moves money or creates a provider object: send an ${IDEMPOTENCY_KEY_HEADER} header (1 to 255 printable ASCII characters, unique per operation).`);
+    super(
+      `This operation moves money or creates a provider object: send an ${IDEMPOTENCY_KEY_HEADER} header (1 to 255 printable ASCII characters, unique per operation).`,
+    );
   }
 }
 

@@ -42,16 +42,26 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // Fail closed on a route that forgot @Auth: keys are per user.
     if (!request.user) throw new UnauthenticatedError('Missing bearer token');
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
-    const fingerprint = { scope: route.scope, method: request.method, route: request.routeOptions?.url ?? request.url.split('?')[0], params: request.params, body: request.body };
+    const fingerprint = {
+      scope: route.scope,
+      method: request.method,
+      route: request.routeOptions?.url ?? request.url.split('?')[0],
+      params: request.params,
+      body: request.body,
+    };
     // Nest applies the route's status only when it sends the answer; the metadata is the source of truth.
-    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
+    const status =
+      this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
 
     let started = await this.idempotency.begin(request.user.id, fingerprint, key, { waitMs: route.waitMs });
     if (started.kind === 'recover') {
       reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
       const body = await this.idempotency.recover(started.resource, request.user);
       if (body !== undefined) {
-        this.logger.info({ scope: route.scope, resourceType: started.resource.type, resourceId: started.resource.id }, 'answered a retry with the resource of a request that died');
+        this.logger.info(
+          { scope: route.scope, resourceType: started.resource.type, resourceId: started.resource.id },
+          'answered a retry with the resource of a request that died',
+        );
         reply.status(status);
         return of(body);
       }
@@ -71,14 +81,27 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /** Runs the handler holding the record, its lease renewed meanwhile, and stores its answer. */
-  private async execute(next: CallHandler, record: IdempotencyRecord, route: IdempotentRoute, status: number, requestId: string): Promise<unknown> {
+  private async execute(
+    next: CallHandler,
+    record: IdempotencyRecord,
+    route: IdempotentRoute,
+    status: number,
+    requestId: string,
+  ): Promise<unknown> {
     let running = true;
-    const renewal = setInterval(() => {
-      this.idempotency.renewLease(record).then(
-        (held) => held || !running || this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record no longer held while its request runs'),
-        (error: unknown) => this.logger.warn({ err: error, scope: record.scope, recordId: record.id }, 'could not renew an idempotency lease'),
-      );
-    }, Math.max(1, Math.floor(this.idempotency.leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        this.idempotency.renewLease(record).then(
+          (held) =>
+            held ||
+            !running ||
+            this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record no longer held while its request runs'),
+          (error: unknown) =>
+            this.logger.warn({ err: error, scope: record.scope, recordId: record.id }, 'could not renew an idempotency lease'),
+        );
+      },
+      Math.max(1, Math.floor(this.idempotency.leaseMs / 3)),
+    );
     renewal.unref();
     let body: unknown;
     try {
@@ -118,7 +141,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async store(record: IdempotencyRecord, status: number, body: () => unknown): Promise<void> {
     try {
       const stored = await this.idempotency.complete(record, status, body());
-      if (!stored) this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record expired before its answer was stored');
+      if (!stored)
+        this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record expired before its answer was stored');
     } catch (error) {
       this.logger.error({ err: error, scope: record.scope, recordId: record.id }, 'could not store an idempotent answer');
     }

@@ -177,7 +177,9 @@ export class IdempotencyRepository {
   async tryPurgeAsLeader(): Promise<{ leader: boolean; purged: number }> {
     return this.prisma.$transaction(async (tx) => {
       // Read as text: never depends on how the driver adapter maps booleans.
-      const [lock] = await tx.$queryRaw<{ locked: string }[]>`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.idempotencyPurge}::bigint)::text AS locked`;
+      const [lock] = await tx.$queryRaw<
+        { locked: string }[]
+      >`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.idempotencyPurge}::bigint)::text AS locked`;
       if (lock?.locked !== 'true') return { leader: false, purged: 0 };
       const purged = await tx.$executeRaw`DELETE FROM idempotency_records WHERE expires_at < now()`;
       return { leader: true, purged };

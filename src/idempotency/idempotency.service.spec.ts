@@ -1,10 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationFailedError } from '../common/domain-error';
 import { IdempotencyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from './idempotency.errors';
-import type { IdempotencyRecord, IdempotencyRepository, IdempotentResource, InsertOutcome, NewIdempotencyRecord } from './idempotency.repository';
+import type {
+  IdempotencyRecord,
+  IdempotencyRepository,
+  IdempotentResource,
+  InsertOutcome,
+  NewIdempotencyRecord,
+} from './idempotency.repository';
 import { canonicalJson, IdempotencyService, parseIdempotencyKey, requestHash, type RequestFingerprint } from './idempotency.service';
 
-const topUp = (cardId: string, body: unknown): RequestFingerprint => ({ scope: 'cards.topup', method: 'POST', route: '/v1/cards/:id/topup', params: { id: cardId }, body });
+const topUp = (cardId: string, body: unknown): RequestFingerprint => ({
+  scope: 'cards.topup',
+  method: 'POST',
+  route: '/v1/cards/:id/topup',
+  params: { id: cardId },
+  body,
+});
 const fingerprint = (body: unknown, scope = 'probe'): RequestFingerprint => ({ scope, method: 'POST', route: '/probe', params: {}, body });
 
 describe('canonicalJson / requestHash', () => {
@@ -46,7 +58,9 @@ describe('canonicalJson / requestHash', () => {
   });
 
   it('cannot be fooled by moving text between the parts', () => {
-    expect(requestHash({ ...fingerprint({}), route: '/a', params: { id: 'b' } })).not.toBe(requestHash({ ...fingerprint({}), route: '/a"b', params: {} }));
+    expect(requestHash({ ...fingerprint({}), route: '/a', params: { id: 'b' } })).not.toBe(
+      requestHash({ ...fingerprint({}), route: '/a"b', params: {} }),
+    );
   });
 });
 
@@ -100,7 +114,20 @@ describe('IdempotencyService: the life of a key', () => {
     async insertOrGet(input: NewIdempotencyRecord): Promise<InsertOutcome> {
       const slot = this.slot(input.userId, input.scope, input.key);
       if (this.rows.has(slot)) return { created: false, record: this.view(this.rows.get(slot)!) };
-      const row = { id: randomUUID(), userId: input.userId, scope: input.scope, key: input.key, requestHash: input.requestHash, state: 'in_progress' as const, responseStatus: null, responseBody: null, expiresAt: new Date(8.64e15), leaseUntil: this.now + input.leaseMs, resourceType: null, resourceId: null };
+      const row = {
+        id: randomUUID(),
+        userId: input.userId,
+        scope: input.scope,
+        key: input.key,
+        requestHash: input.requestHash,
+        state: 'in_progress' as const,
+        responseStatus: null,
+        responseBody: null,
+        expiresAt: new Date(8.64e15),
+        leaseUntil: this.now + input.leaseMs,
+        resourceType: null,
+        resourceId: null,
+      };
       this.rows.set(slot, row);
       return { created: true, record: this.view(row) };
     }
@@ -113,7 +140,14 @@ describe('IdempotencyService: the life of a key', () => {
     }
     async claimLapsed(record: Pick<IdempotencyRecord, 'id' | 'resourceId'>, leaseMs: number) {
       const row = this.byId(record.id);
-      if (!row || row.state !== 'in_progress' || row.leaseUntil === null || row.leaseUntil > this.now || row.resourceId !== record.resourceId) return undefined;
+      if (
+        !row ||
+        row.state !== 'in_progress' ||
+        row.leaseUntil === null ||
+        row.leaseUntil > this.now ||
+        row.resourceId !== record.resourceId
+      )
+        return undefined;
       this.claims++;
       Object.assign(row, { id: randomUUID(), leaseUntil: this.now + leaseMs, resourceType: null, resourceId: null });
       return this.view(row);
@@ -202,7 +236,10 @@ describe('IdempotencyService: the life of a key', () => {
     const first = await service.begin('alice', order({ amount: 1 }), 'k');
     if (first.kind !== 'new') throw new Error(first.kind);
     repository.now += LEASE_MS;
-    const retries = await Promise.allSettled([service.begin('alice', order({ amount: 1 }), 'k'), service.begin('alice', order({ amount: 1 }), 'k')]);
+    const retries = await Promise.allSettled([
+      service.begin('alice', order({ amount: 1 }), 'k'),
+      service.begin('alice', order({ amount: 1 }), 'k'),
+    ]);
     const ran = retries.filter((r) => r.status === 'fulfilled' && r.value.kind === 'new');
     const refused = retries.filter((r) => r.status === 'rejected' && r.reason instanceof IdempotencyInProgressError);
     expect([ran.length, refused.length]).toEqual([1, 1]);

@@ -6,7 +6,12 @@ import { ValidationFailedError } from '../common/domain-error';
 import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { IDEMPOTENCY_KEY_HEADER, IdempotencyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from './idempotency.errors';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IdempotencyInProgressError,
+  IdempotencyKeyRequiredError,
+  IdempotencyKeyReusedError,
+} from './idempotency.errors';
 import { IdempotencyRepository, type IdempotencyRecord, type IdempotentResource } from './idempotency.repository';
 
 export const IDEMPOTENCY_OPTIONS = Symbol('IDEMPOTENCY_OPTIONS');
@@ -60,7 +65,9 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
     throw new ValidationFailedError([{ field: IDEMPOTENCY_KEY_HEADER, message: `send a single ${IDEMPOTENCY_KEY_HEADER} header` }]);
   }
   if (!KEY_PATTERN.test(header)) {
-    throw new ValidationFailedError([{ field: IDEMPOTENCY_KEY_HEADER, message: `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters` }]);
+    throw new ValidationFailedError([
+      { field: IDEMPOTENCY_KEY_HEADER, message: `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters` },
+    ]);
   }
   return header;
 }
@@ -128,7 +135,14 @@ export class IdempotencyService {
     const hash = requestHash(request);
     const deadline = Date.now() + (options.waitMs ?? this.options.waitMs);
     for (;;) {
-      const claim = await this.repository.insertOrGet({ userId, scope, key, requestHash: hash, ttlSeconds: this.options.ttlSeconds, leaseMs: this.options.leaseMs });
+      const claim = await this.repository.insertOrGet({
+        userId,
+        scope,
+        key,
+        requestHash: hash,
+        ttlSeconds: this.options.ttlSeconds,
+        leaseMs: this.options.leaseMs,
+      });
       if (claim.created) return { kind: 'new', record: claim.record };
       let record = claim.record;
       // Wait on the holder; when it vanishes (released after a validation failure, or expired), claim again.
@@ -136,7 +150,8 @@ export class IdempotencyService {
         if (record.requestHash !== hash) throw new IdempotencyKeyReusedError();
         if (record.state === 'completed') return { kind: 'replay', status: record.responseStatus ?? 200, body: record.responseBody };
         if (record.leaseLapsed) {
-          if (record.resourceType && record.resourceId) return { kind: 'recover', record, resource: { type: record.resourceType, id: record.resourceId } };
+          if (record.resourceType && record.resourceId)
+            return { kind: 'recover', record, resource: { type: record.resourceType, id: record.resourceId } };
           if (this.recoverableScopes.has(scope)) {
             const claimed = await this.repository.claimLapsed(record, this.options.leaseMs);
             if (claimed) return { kind: 'new', record: claimed };

@@ -26,8 +26,16 @@ export function Idempotent(scope: string, options: IdempotentOptions = {}): Meth
         'Unique per operation, 1 to 255 printable ASCII characters (a UUID is a good choice). A retry with the same key and the same request (method, route, path parameters, body) gets the first answer again (header `Idempotent-Replayed: true`); keys are kept 24 h, per user. If the first request died (crash, lost database), a retry after its lease lapses answers the resource it created as it is now, or runs anew when it created nothing.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     }),
-    ApiBadRequestResponse({ description: '`idempotency_key_required`: no Idempotency-Key header; `validation_failed`: invalid key or body' }),
-    ApiConflictResponse({ description: '`idempotency_in_progress`: the first request with this key is still running (or holds its lease); retry after the Retry-After delay' }),
-    ApiUnprocessableEntityResponse({ description: '`idempotency_key_reused`: this key was already used with another request (another body, or another resource such as another card)' }),
-  ) as MethodDecorator;
+    ApiBadRequestResponse({
+      description: '`idempotency_key_required`: no Idempotency-Key header; `validation_failed`: invalid key or body',
+    }),
+    ApiConflictResponse({
+      description:
+        '`idempotency_in_progress`: the first request with this key is still running (or holds its lease); retry after the Retry-After delay',
+    }),
+    ApiUnprocessableEntityResponse({
+      description:
+        '`idempotency_key_reused`: this key was already used with another request (another body, or another resource such as another card)',
+    }),
+  );
 }

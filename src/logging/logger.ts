@@ -32,13 +32,23 @@ export function createLogger(level: string, destination: DestinationStream = pin
  * where pino-pretty (a development dependency) makes them readable. The pretty stream is a plain
  * destination, so it receives the lines after the secret scrubber, like any other destination.
  */
-export function stdoutLogDestination(options: { isProduction: boolean; isTTY?: boolean; prettyOutput?: NodeJS.WritableStream }): DestinationStream {
+export function stdoutLogDestination(options: {
+  isProduction: boolean;
+  isTTY?: boolean;
+  prettyOutput?: NodeJS.WritableStream;
+}): DestinationStream {
   const isTTY = options.isTTY ?? process.stdout.isTTY === true;
   if (!options.isProduction && isTTY) {
     const pretty = loadPinoPretty();
     if (pretty) {
       const destination = options.prettyOutput ?? 1;
-      return pretty({ destination, sync: true, colorize: !options.prettyOutput, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+      return pretty({
+        destination,
+        sync: true,
+        colorize: !options.prettyOutput,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+      });
     }
   }
   return pino.destination({ sync: false });

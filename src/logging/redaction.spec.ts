@@ -1,4 +1,15 @@
-import { maskCardNumber, redact, redactUrl, registerSecretValue, REDACTED, scrubProviderBody, scrubSecretValues, scrubText, storableJson, storableText } from './redaction';
+import {
+  maskCardNumber,
+  redact,
+  redactUrl,
+  registerSecretValue,
+  REDACTED,
+  scrubProviderBody,
+  scrubSecretValues,
+  scrubText,
+  storableJson,
+  storableText,
+} from './redaction';
 
 describe('redaction', () => {
   it('replaces secret fields at any depth and masks card numbers', () => {
@@ -61,7 +72,8 @@ describe('scrubText: the one scrubber of free text', () => {
   it('scrubs registered secrets too, and leaves ordinary text alone', () => {
     registerSecretValue('prov-secret-echoed-77');
     expect(scrubText('invalid private_secretkey prov-secret-echoed-77')).toBe(`invalid private_secretkey ${REDACTED}`);
-    for (const text of ['Insufficient balance', 'amount 100000000 XAF', 'User CU12345678901234 not found', 'cvv is required']) expect(scrubText(text)).toBe(text);
+    for (const text of ['Insufficient balance', 'amount 100000000 XAF', 'User CU12345678901234 not found', 'cvv is required'])
+      expect(scrubText(text)).toBe(text);
   });
 });
 

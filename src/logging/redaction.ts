@@ -54,7 +54,13 @@ export function registerSecretValue(value: string | undefined | null): void {
   knownSecretValues.add(value);
   // Bounded: tokens rotate hourly; keep the newest few hundred values.
   if (knownSecretValues.size > 500) knownSecretValues.delete(knownSecretValues.values().next().value as string);
-  scrubPattern = new RegExp([...knownSecretValues].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+  scrubPattern = new RegExp(
+    [...knownSecretValues]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g',
+  );
 }
 
 /** Registers every secret of the configuration (idempotent): whatever path one takes, it is scrubbed. */
@@ -110,7 +116,7 @@ export function scrubProviderBody<T>(value: T, key = '', depth = 0): T {
     if (SECRET_KEYS.has(lower) || CARD_NUMBER_KEYS.has(lower)) return value;
     return (IDENTIFIER_OR_AMOUNT_KEY.test(key) ? scrubSecretValues(value) : scrubText(value)) as T;
   }
-  if (Array.isArray(value)) return value.map((v) => scrubProviderBody(v, key, depth + 1)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => scrubProviderBody(v, key, depth + 1)) as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[scrubText(k)] = scrubProviderBody(v, k, depth + 1);
@@ -124,7 +130,7 @@ const IDENTIFIER_OR_AMOUNT_KEY = /(^|_)(id|reference|amount|balance)$|[a-z](Id|R
 export function redact<T>(value: T, depth = 0): T {
   if (depth > 12) return REDACTED as T;
   if (typeof value === 'string') return redactUrl(value) as T;
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => redact(v, depth + 1)) as T;
   if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
     // Object.fromEntries defines own members: a `__proto__` key stays a member of the copy
     // instead of replacing its prototype (as an assignment would).
@@ -150,19 +156,20 @@ export function redactUrl(url: string): string {
  * surrogate. Each becomes U+FFFD, so a record is kept (altered visibly) instead of lost.
  */
 export function storableText(text: string): string {
-  return text.replace(/\u0000/g, '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
+  return text.replaceAll('\u0000', '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
 }
 
 /** Deep copy of a JSON value with every string and key made storable (see `storableText`). */
 export function storableJson<T>(value: T, depth = 0): T {
   if (typeof value === 'string') return storableText(value) as T;
-  if (Array.isArray(value)) return value.map((v) => storableJson(v, depth + 1)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => storableJson(v, depth + 1)) as T;
   if (value && typeof value === 'object' && depth < 64) {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), storableJson(v, depth + 1)])) as T;
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), storableJson(v, depth + 1)]),
+    ) as T;
   }
   return value;
 }
-
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -9,11 +9,17 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
-  @ApiOperation({ operationId: 'getMetrics', summary: 'Prometheus metrics', description: 'HTTP and provider call counts and latencies, token refreshes, agent budget left, orders by status, callbacks by result.' })
+  @ApiOperation({
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics',
+    description: 'HTTP and provider call counts and latencies, token refreshes, agent budget left, orders by status, callbacks by result.',
+  })
   @ApiProduces('text/plain')
   @ApiOkResponse({
     description: 'Prometheus text exposition format',
-    content: { 'text/plain': { schema: { type: 'string', example: 'http_requests_total{method="GET",route="/v1/orders",status="200"} 42' } } },
+    content: {
+      'text/plain': { schema: { type: 'string', example: 'http_requests_total{method="GET",route="/v1/orders",status="200"} 42' } },
+    },
   })
   async scrape(@Res() reply: FastifyReply): Promise<void> {
     const { contentType, body } = await this.metrics.render();

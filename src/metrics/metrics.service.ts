@@ -61,7 +61,12 @@ export class MetricsService {
   }
 
   /** A gauge whose values are read when Prometheus scrapes (from the database, shared by all instances). */
-  gaugeCollectedOnScrape<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<{ labels: Record<L, string>; value: number }[]>) {
+  gaugeCollectedOnScrape<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    read: () => Promise<{ labels: Record<L, string>; value: number }[]>,
+  ) {
     return new Gauge({
       name,
       help,

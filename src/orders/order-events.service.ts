@@ -26,7 +26,14 @@ export interface OrderWatcher {
 }
 
 export function statusEventOf(change: StatusChangeRecord): OrderStatusEvent {
-  return { orderId: change.orderId, changeId: String(change.id), fromStatus: change.fromStatus, status: change.toStatus, reason: change.reason, at: change.at.toISOString() };
+  return {
+    orderId: change.orderId,
+    changeId: String(change.id),
+    fromStatus: change.fromStatus,
+    status: change.toStatus,
+    reason: change.reason,
+    at: change.at.toISOString(),
+  };
 }
 
 /**
@@ -135,7 +142,8 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
     const positions: { orderId: string; afterChangeId: bigint }[] = [];
     for (const [orderId, watchers] of this.watchers) {
       let behindmost: bigint | undefined;
-      for (const { position } of watchers) if (position !== undefined && (behindmost === undefined || position < behindmost)) behindmost = position;
+      for (const { position } of watchers)
+        if (position !== undefined && (behindmost === undefined || position < behindmost)) behindmost = position;
       if (behindmost !== undefined) positions.push({ orderId, afterChangeId: behindmost });
     }
     if (positions.length === 0) return;

@@ -54,7 +54,9 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit() {
-    this.metrics.gaugeCollectedOnScrape('order_event_streams_open', 'Live order status streams open on this instance', [], async () => [{ labels: {}, value: this.open }]);
+    this.metrics.gaugeCollectedOnScrape('order_event_streams_open', 'Live order status streams open on this instance', [], () =>
+      Promise.resolve([{ labels: {}, value: this.open }]),
+    );
   }
 
   onApplicationShutdown() {
@@ -97,7 +99,14 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
   follow(order: OrderRecord, slot: StreamSlot): Observable<OrderStreamMessage> {
     // Only these few fields stay with the stream, not the whole order record.
     const orderId = order.id;
-    const unrecorded: OrderStatusEvent = { orderId, changeId: '0', fromStatus: null, status: order.status, reason: 'created', at: order.updatedAt.toISOString() };
+    const unrecorded: OrderStatusEvent = {
+      orderId,
+      changeId: '0',
+      fromStatus: null,
+      status: order.status,
+      reason: 'created',
+      at: order.updatedAt.toISOString(),
+    };
     return new Observable<OrderStreamMessage>((subscriber) => {
       let position: bigint | undefined;
       let held: OrderStatusEvent[] | undefined = [];
@@ -145,10 +154,13 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
     group.add(keepAlive);
     this.keepAliveCount++;
     if (!this.keepAliveTimer) {
-      this.keepAliveTimer = setInterval(() => {
-        for (const send of this.keepAliveGroups[this.keepAliveTick]) send();
-        this.keepAliveTick = (this.keepAliveTick + 1) % KEEP_ALIVE_SPREAD;
-      }, (this.config.sse.keepAliveSeconds * 1000) / KEEP_ALIVE_SPREAD);
+      this.keepAliveTimer = setInterval(
+        () => {
+          for (const send of this.keepAliveGroups[this.keepAliveTick]) send();
+          this.keepAliveTick = (this.keepAliveTick + 1) % KEEP_ALIVE_SPREAD;
+        },
+        (this.config.sse.keepAliveSeconds * 1000) / KEEP_ALIVE_SPREAD,
+      );
       this.keepAliveTimer.unref();
     }
     return () => {

@@ -17,7 +17,15 @@ import { auditEventOf, AuditService } from '../audit/audit.service';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { CreateOrderDto, ExportOrdersQueryDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto, OrderStatusEventDto } from './orders.dto';
+import {
+  CreateOrderDto,
+  ExportOrdersQueryDto,
+  ListOrdersQueryDto,
+  OrderDetailDto,
+  OrderDto,
+  OrderPageDto,
+  OrderStatusEventDto,
+} from './orders.dto';
 import { OrdersService, provesNotSent } from './orders.service';
 
 @ApiTags('Pay-in orders')
@@ -39,13 +47,17 @@ export class OrdersController {
       'Stores the order, sends the pay-in to the provider and answers with the order: PROCESSING (accepted; the outcome arrives by callback), FAILED (refused by the provider, see failureReason) or UNKNOWN (the provider’s answer was lost: the money may move; never resubmitted automatically). Watch it with GET /v1/orders/{id}/events.',
   })
   @ApiCreatedResponse({ type: OrderDto })
-  @ApiTooManyRequestsResponse({ description: '`provider_budget_exhausted`: the hourly provider budget is spent (Retry-After, `retryAfterSeconds`); nothing was sent and the key may be reused' })
+  @ApiTooManyRequestsResponse({
+    description:
+      '`provider_budget_exhausted`: the hourly provider budget is spent (Retry-After, `retryAfterSeconds`); nothing was sent and the key may be reused',
+  })
   @ApiBadGatewayResponse({
     description:
       'Nothing was sent to the provider (`outcomeKnown: true`); the order is stored FAILED and the Idempotency-Key may be reused: `provider_unreachable` (connection refused, unknown host), `provider_authentication_failed` (no provider token could be had), `provider_unauthorized` (the provider refused the service credentials)',
   })
   @ApiServiceUnavailableResponse({
-    description: 'Nothing was sent to the provider (`outcomeKnown: true`); the key may be reused: `provider_rate_limited` (the provider is rate limiting the service; Retry-After), `provider_token_unavailable` (no provider token could be had in time)',
+    description:
+      'Nothing was sent to the provider (`outcomeKnown: true`); the key may be reused: `provider_rate_limited` (the provider is rate limiting the service; Retry-After), `provider_token_unavailable` (no provider token could be had in time)',
   })
   create(@CurrentUser() user: AuthUser, @Body() body: CreateOrderDto): Promise<OrderDto> {
     return this.orders.create(user, body);
@@ -53,7 +65,11 @@ export class OrdersController {
 
   @Get()
   @Auth()
-  @ApiOperation({ operationId: 'listOrders', summary: 'List orders, newest first', description: 'A customer sees its own orders; finance and admin see all.' })
+  @ApiOperation({
+    operationId: 'listOrders',
+    summary: 'List orders, newest first',
+    description: 'A customer sees its own orders; finance and admin see all.',
+  })
   @ApiOkResponse({ type: OrderPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: ListOrdersQueryDto): Promise<OrderPageDto> {
     return this.orders.list(user, query);
@@ -75,7 +91,9 @@ export class OrdersController {
   async exportCsv(@CurrentUser() user: AuthUser, @Query() query: ExportOrdersQueryDto, @Res() reply: FastifyReply): Promise<void> {
     const { bom, ...filters } = query;
     // Recorded before the first byte: an export that could not be audited does not happen.
-    await this.audit.record(auditEventOf(user, 'orders.exported', { type: 'orders_export', id: null }, { details: { filters, bom: bom === true } }));
+    await this.audit.record(
+      auditEventOf(user, 'orders.exported', { type: 'orders_export', id: null }, { details: { filters, bom: bom === true } }),
+    );
     const lines = this.orders.exportCsv(user, filters);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     await reply
@@ -87,7 +105,12 @@ export class OrdersController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ operationId: 'getOrder', summary: 'One order with its status history and callbacks', description: 'The order, every status change in order (from, to, reason, when) and a summary of the provider callbacks received for it. A customer sees its own orders only: another one answers 404.' })
+  @ApiOperation({
+    operationId: 'getOrder',
+    summary: 'One order with its status history and callbacks',
+    description:
+      'The order, every status change in order (from, to, reason, when) and a summary of the provider callbacks received for it. A customer sees its own orders only: another one answers 404.',
+  })
   @ApiOkResponse({ type: OrderDetailDto })
   @ApiNotFoundResponse({ description: 'No such order, or not yours' })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<OrderDetailDto> {
@@ -105,7 +128,9 @@ export class OrdersController {
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ type: OrderStatusEventDto, description: 'text/event-stream of `status` events whose data is this object' })
   @ApiNotFoundResponse({ description: 'No such order, or not yours' })
-  @ApiTooManyRequestsResponse({ description: 'Too many open streams for this user or this instance (Retry-After); close one or retry later' })
+  @ApiTooManyRequestsResponse({
+    description: 'Too many open streams for this user or this instance (Retry-After); close one or retry later',
+  })
   async events(@CurrentUser() user: AuthUser, @Param('id') id: string, @SseSignal() ended: AbortSignal): Promise<Observable<MessageEvent>> {
     return (await this.orders.statusEvents(user, id, ended)).pipe(
       map((message): MessageEvent => {

@@ -11,7 +11,8 @@ export class CreateOrderDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'number' }],
     example: '1500',
-    description: 'Positive decimal, as a string or a number, with no more decimals than the currency allows (XAF and XOF: none; EUR and USD: 2). Never rounded.',
+    description:
+      'Positive decimal, as a string or a number, with no more decimals than the currency allows (XAF and XOF: none; EUR and USD: 2). Never rounded.',
   })
   @IsMoneyAmount()
   amount: string | number;
@@ -20,7 +21,10 @@ export class CreateOrderDto {
   @IsCurrencyCode()
   currency: string;
 
-  @ApiProperty({ example: '237600000001', description: "The customer's mobile wallet (digits). In the sandbox, the wallet chooses the outcome." })
+  @ApiProperty({
+    example: '237600000001',
+    description: "The customer's mobile wallet (digits). In the sandbox, the wallet chooses the outcome.",
+  })
   @Transform(trim)
   @IsString()
   @Matches(/^\d{6,20}$/, { message: 'wallet must be 6 to 20 digits' })
@@ -50,9 +54,12 @@ export class CreateOrderDto {
   @MaxLength(254)
   payerEmail: string;
 
-  @ApiPropertyOptional({ example: '123456', description: 'One-time code some mobile-money operators require; forwarded as the `otp` header, never stored.' })
+  @ApiPropertyOptional({
+    example: '123456',
+    description: 'One-time code some mobile-money operators require; forwarded as the `otp` header, never stored.',
+  })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value))
   @IsString()
   @Matches(/^\d{4,8}$/, { message: 'otp must be 4 to 8 digits' })
   otp?: string;
@@ -115,7 +122,11 @@ export class OrderStatusChangeDto {
   @ApiProperty({ enum: ORDER_STATUSES })
   status: OrderStatus;
 
-  @ApiProperty({ example: 'provider_accepted', description: 'created, provider_accepted, provider_rejected, provider_outcome_unknown, callback_success, callback_failure, expired, submission_interrupted, manual_resolution, review_cleared' })
+  @ApiProperty({
+    example: 'provider_accepted',
+    description:
+      'created, provider_accepted, provider_rejected, provider_outcome_unknown, callback_success, callback_failure, expired, submission_interrupted, manual_resolution, review_cleared',
+  })
   reason: string;
 
   @ApiProperty({ example: 'Accepted by the provider, waiting for its callback', nullable: true, type: String })
@@ -124,10 +135,20 @@ export class OrderStatusChangeDto {
   @ApiProperty({ example: 'c5a1e7b2-9d40-4f3a-8b6c-2e1d0f9a8b7c', nullable: true, type: String, format: 'uuid' })
   callbackId: string | null;
 
-  @ApiProperty({ nullable: true, type: String, example: null, description: 'Who decided a manual_resolution or review_cleared (token `sub`); shown to finance and admin only' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: null,
+    description: 'Who decided a manual_resolution or review_cleared (token `sub`); shown to finance and admin only',
+  })
   actor: string | null;
 
-  @ApiProperty({ nullable: true, type: String, example: null, description: 'The note of a manual_resolution or review_cleared; shown to finance and admin only' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: null,
+    description: 'The note of a manual_resolution or review_cleared; shown to finance and admin only',
+  })
   note: string | null;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-23T09:15:04.000Z' })
@@ -174,10 +195,9 @@ export class OrderFilterQueryDto extends PeriodQueryDto {
 
   @ApiPropertyOptional({ description: 'Only orders a contradicting callback flagged for review (true) or the others (false)' })
   @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   needsReview?: boolean;
-
 }
 
 export class ListOrdersQueryDto extends IntersectionType(OrderFilterQueryDto, PageQueryDto) {}
@@ -185,7 +205,7 @@ export class ListOrdersQueryDto extends IntersectionType(OrderFilterQueryDto, Pa
 export class ExportOrdersQueryDto extends OrderFilterQueryDto {
   @ApiPropertyOptional({ default: false, description: 'Start the file with a UTF-8 byte order mark (for Excel)' })
   @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   bom?: boolean;
 }

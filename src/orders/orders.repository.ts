@@ -33,7 +33,10 @@ export const ORDER_RESOURCE = 'order';
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
 /** A callback as it arrived, before it is stored. */
-export type IncomingCallback = Pick<CallbackRecord, 'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'> & {
+export type IncomingCallback = Pick<
+  CallbackRecord,
+  'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'
+> & {
   /** Set only when the token proved this URL was issued for this order and outcome. */
   verifiedOrderId: string | null;
 };
@@ -80,7 +83,10 @@ export class OrdersRepository {
       if (!current) throw new Error(`order ${orderId} vanished`);
       const references =
         outcome.status === 'PROCESSING'
-          ? { providerReference: current.providerReference ?? outcome.providerReference, providerTransactionReference: current.providerTransactionReference ?? outcome.providerTransactionReference }
+          ? {
+              providerReference: current.providerReference ?? outcome.providerReference,
+              providerTransactionReference: current.providerTransactionReference ?? outcome.providerTransactionReference,
+            }
           : outcome.status === 'FAILED' && outcome.providerReference
             ? { providerReference: current.providerReference ?? outcome.providerReference }
             : {};
@@ -117,8 +123,8 @@ export class OrdersRepository {
           outcome: incoming.outcome.slice(0, 20),
           result,
           method: incoming.method,
-          query: (incoming.query ?? {}) as Prisma.InputJsonValue,
-          headers: (incoming.headers ?? {}) as Prisma.InputJsonValue,
+          query: incoming.query ?? {},
+          headers: incoming.headers ?? {},
           contentType: incoming.contentType,
           rawBody: incoming.rawBody,
           remoteIp: incoming.remoteIp,
@@ -138,7 +144,7 @@ export class OrdersRepository {
       const event = await this.recordChange(
         tx,
         order.id,
-        order.status as OrderStatus,
+        order.status,
         next,
         outcome === 'success' ? 'callback_success' : 'callback_failure',
         'Decided by the provider callback',
@@ -155,7 +161,9 @@ export class OrdersRepository {
    */
   async sweep(expiryMinutes: number, stalePendingSeconds: number): Promise<OrderStatusEvent[] | undefined> {
     return this.prisma.$transaction(async (tx) => {
-      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.orderSweep}) AS locked`;
+      const [{ locked }] = await tx.$queryRaw<
+        { locked: boolean }[]
+      >`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.orderSweep}) AS locked`;
       if (!locked) return undefined;
       const expired = await tx.$queryRaw<{ id: string }[]>`
         UPDATE orders SET status = 'EXPIRED', updated_at = now()
@@ -170,7 +178,16 @@ export class OrdersRepository {
         events.push(await this.recordChange(tx, id, 'PROCESSING', 'EXPIRED', 'expired', `No callback within ${expiryMinutes} minutes`));
       }
       for (const { id } of stale) {
-        events.push(await this.recordChange(tx, id, 'PENDING', 'UNKNOWN', 'submission_interrupted', 'Sent to the provider, but its answer was never recorded'));
+        events.push(
+          await this.recordChange(
+            tx,
+            id,
+            'PENDING',
+            'UNKNOWN',
+            'submission_interrupted',
+            'Sent to the provider, but its answer was never recorded',
+          ),
+        );
       }
       return events;
     }, TX_LIMITS);
@@ -178,7 +195,7 @@ export class OrdersRepository {
 
   async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
     const groups = await this.prisma.order.groupBy({ by: ['status'], _count: { _all: true } });
-    return groups.map((g) => ({ status: g.status as OrderStatus, count: g._count._all }));
+    return groups.map((g) => ({ status: g.status, count: g._count._all }));
   }
 
   async findById(id: string): Promise<OrderRecord | undefined> {
@@ -188,7 +205,7 @@ export class OrdersRepository {
 
   async history(orderId: string): Promise<StatusChangeRecord[]> {
     const rows = await this.prisma.orderStatusChange.findMany({ where: { orderId }, orderBy: { id: 'asc' } });
-    return rows.map((r) => ({ ...r, fromStatus: r.fromStatus as OrderStatus | null, toStatus: r.toStatus as OrderStatus }));
+    return rows.map((r) => ({ ...r, fromStatus: r.fromStatus, toStatus: r.toStatus }));
   }
 
   /**
@@ -202,14 +219,30 @@ export class OrdersRepository {
     const orderIds = positions.map((p) => p.orderId);
     const afterIds = positions.map((p) => p.afterChangeId.toString());
     const rows = await this.prisma.$queryRaw<
-      { id: bigint; orderId: string; fromStatus: string | null; toStatus: string; reason: string; detail: string | null; callbackId: string | null; actor: string | null; note: string | null; at: Date }[]
+      {
+        id: bigint;
+        orderId: string;
+        fromStatus: string | null;
+        toStatus: string;
+        reason: string;
+        detail: string | null;
+        callbackId: string | null;
+        actor: string | null;
+        note: string | null;
+        at: Date;
+      }[]
     >`
       SELECT c.id, c.order_id::text AS "orderId", c.from_status::text AS "fromStatus", c.to_status::text AS "toStatus",
              c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at
       FROM unnest(${orderIds}::uuid[], ${afterIds}::bigint[]) AS watched(order_id, after_id)
       JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
       ORDER BY c.id`;
-    return rows.map((r) => ({ ...r, id: BigInt(r.id), fromStatus: r.fromStatus as OrderStatus | null, toStatus: r.toStatus as OrderStatus }));
+    return rows.map((r) => ({
+      ...r,
+      id: BigInt(r.id),
+      fromStatus: r.fromStatus as OrderStatus | null,
+      toStatus: r.toStatus as OrderStatus,
+    }));
   }
 
   async callbacksOf(orderId: string): Promise<CallbackRecord[]> {
@@ -223,7 +256,9 @@ export class OrdersRepository {
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.currency ? { currency: filter.currency } : {}),
       ...(filter.needsReview !== undefined ? { needsReview: filter.needsReview } : {}),
-      ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+      ...(filter.from || filter.to
+        ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
+        : {}),
     };
     const after = page.after;
     const rows = await this.prisma.order.findMany({
@@ -246,8 +281,17 @@ export class OrdersRepository {
     callbackId?: string,
     by?: ManualActor,
   ): Promise<OrderStatusEvent> {
-    const change = await tx.orderStatusChange.create({ data: { orderId, fromStatus, toStatus, reason, detail, callbackId, actor: by?.actor, note: by?.note } });
-    const event: OrderStatusEvent = { orderId, changeId: String(change.id), fromStatus, status: toStatus, reason, at: change.at.toISOString() };
+    const change = await tx.orderStatusChange.create({
+      data: { orderId, fromStatus, toStatus, reason, detail, callbackId, actor: by?.actor, note: by?.note },
+    });
+    const event: OrderStatusEvent = {
+      orderId,
+      changeId: String(change.id),
+      fromStatus,
+      status: toStatus,
+      reason,
+      at: change.at.toISOString(),
+    };
     await tx.$executeRaw`SELECT pg_notify(${ORDER_EVENTS_CHANNEL}, ${JSON.stringify(event)})`;
     return event;
   }
@@ -276,7 +320,7 @@ export class OrdersRepository {
             OR (status = 'PENDING' AND created_at < now() - make_interval(secs => ${guard.pendingOlderThanSeconds})))
         RETURNING id::text AS id`;
       if (moved.length === 0) return undefined;
-      const fromStatus = current.status as OrderStatus;
+      const fromStatus = current.status;
       const event = await this.recordChange(tx, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
@@ -293,8 +337,17 @@ export class OrdersRepository {
         WHERE id = ${orderId}::uuid AND needs_review
         RETURNING id::text AS id`;
       if (cleared.length === 0) return undefined;
-      const status = current.status as OrderStatus;
-      const event = await this.recordChange(tx, orderId, status, status, 'review_cleared', 'Reviewed by a person; the status is unchanged', undefined, by);
+      const status = current.status;
+      const event = await this.recordChange(
+        tx,
+        orderId,
+        status,
+        status,
+        'review_cleared',
+        'Reviewed by a person; the status is unchanged',
+        undefined,
+        by,
+      );
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, status } });
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
     }, TX_LIMITS);
@@ -313,9 +366,9 @@ async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
 }
 
 function toOrder(row: OrderRow): OrderRecord {
-  return { ...row, status: row.status as OrderStatus, amount: row.amount.toFixed() };
+  return { ...row, status: row.status, amount: row.amount.toFixed() };
 }
 
 function toCallback(row: Prisma.ProviderCallbackGetPayload<object>): CallbackRecord {
-  return { ...row, result: row.result as CallbackResult };
+  return { ...row, result: row.result };
 }

@@ -44,7 +44,7 @@ const CSV_COLUMNS = [
 ] as const satisfies readonly (keyof OrderDto)[];
 
 /** An error that proves the pay-in never reached the provider: nothing can have moved. */
-export function provesNotSent(error: unknown): boolean {
+export function provesNotSent(error: unknown): error is ProviderError {
   return error instanceof ProviderError && error.outcomeKnown && !(error instanceof ProviderRejectedError);
 }
 
@@ -72,8 +72,11 @@ export class OrdersService implements OnModuleInit {
         return order && this.toDto(order);
       },
     });
-    this.metrics.gaugeCollectedOnScrape('orders_by_status', 'Orders by status (all instances: read from the database)', ['status'], async () =>
-      zeroFilledByStatus(await this.orders.countByStatus()),
+    this.metrics.gaugeCollectedOnScrape(
+      'orders_by_status',
+      'Orders by status (all instances: read from the database)',
+      ['status'],
+      async () => zeroFilledByStatus(await this.orders.countByStatus()),
     );
   }
 
@@ -91,37 +94,51 @@ export class OrdersService implements OnModuleInit {
     try {
       providerAmount = checked.money.toProviderNumber();
     } catch (error) {
-      if (error instanceof MoneyError) throw new ValidationFailedError([{ field: 'amount', message: 'amount cannot be sent to the provider exactly' }]);
+      if (error instanceof MoneyError)
+        throw new ValidationFailedError([{ field: 'amount', message: 'amount cannot be sent to the provider exactly' }]);
       throw error;
     }
 
-    const created = await this.orders.create({
-      reference: `ord_${randomUUID().replace(/-/g, '')}`,
-      customerId: user.id,
-      amount: checked.money.toString(),
-      currency: dto.currency,
-      service: dto.service,
-      wallet: dto.wallet,
-      description: dto.description,
-      payer: dto.payer,
-      payerEmail: dto.payerEmail,
-    }, this.idempotency.recoveryPoint());
+    const created = await this.orders.create(
+      {
+        reference: `ord_${randomUUID().replace(/-/g, '')}`,
+        customerId: user.id,
+        amount: checked.money.toString(),
+        currency: dto.currency,
+        service: dto.service,
+        wallet: dto.wallet,
+        description: dto.description,
+        payer: dto.payer,
+        payerEmail: dto.payerEmail,
+      },
+      this.idempotency.recoveryPoint(),
+    );
     this.events.publishLocal(created.event);
     const order = created.order;
 
     await this.orders.markSubmitted(order.id);
     let outcome: SubmissionOutcome;
-    let notSent: unknown;
+    let notSent: ProviderError | undefined;
     try {
       const envelope = await this.payin.collect(
-        { wallet: order.wallet, amount: providerAmount, currency: order.currency, order_id: order.reference, description: order.description, payer: order.payer, payerEmail: order.payerEmail, ...this.callbackUrls.urlsFor(order.id) },
+        {
+          wallet: order.wallet,
+          amount: providerAmount,
+          currency: order.currency,
+          order_id: order.reference,
+          description: order.description,
+          payer: order.payer,
+          payerEmail: order.payerEmail,
+          ...this.callbackUrls.urlsFor(order.id),
+        },
         { service: order.service, ...(dto.otp ? { otp: dto.otp } : {}) },
       );
       outcome = acceptedOutcome(envelope);
     } catch (error) {
       outcome = failedOutcome(error);
       if (provesNotSent(error)) notSent = error;
-      else if (!(error instanceof ProviderError)) this.logger.error({ err: error, orderId: order.id }, 'unexpected error while submitting a pay-in');
+      else if (!(error instanceof ProviderError))
+        this.logger.error({ err: error, orderId: order.id }, 'unexpected error while submitting a pay-in');
     }
     const recorded = await this.orders.recordSubmission(order.id, outcome);
     this.events.publishLocal(recorded.event);
@@ -135,7 +152,16 @@ export class OrdersService implements OnModuleInit {
     return {
       ...this.toDto(order),
       // Who decided by hand, and why, is back-office information: a customer sees that it happened, not the notes.
-      history: history.map((h) => ({ fromStatus: h.fromStatus, status: h.toStatus, reason: h.reason, detail: h.detail, callbackId: h.callbackId, actor: canReadAll(user) ? h.actor : null, note: canReadAll(user) ? h.note : null, at: h.at.toISOString() })),
+      history: history.map((h) => ({
+        fromStatus: h.fromStatus,
+        status: h.toStatus,
+        reason: h.reason,
+        detail: h.detail,
+        callbackId: h.callbackId,
+        actor: canReadAll(user) ? h.actor : null,
+        note: canReadAll(user) ? h.note : null,
+        at: h.at.toISOString(),
+      })),
       callbacks: callbacks.map((c) => ({ id: c.id, outcome: c.outcome, result: c.result, receivedAt: c.receivedAt.toISOString() })),
     };
   }
@@ -145,7 +171,12 @@ export class OrdersService implements OnModuleInit {
     const filter = filterFor(user, query);
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.orders.list(filter, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
-    return toPage(rows, limit, (o) => ({ at: o.createdAt, id: o.id }), (o) => this.toDto(o));
+    return toPage(
+      rows,
+      limit,
+      (o) => ({ at: o.createdAt, id: o.id }),
+      (o) => this.toDto(o),
+    );
   }
 
   /**
@@ -209,7 +240,7 @@ export class OrdersService implements OnModuleInit {
     return {
       id: order.id,
       reference: order.reference,
-      status: order.status as OrderStatus,
+      status: order.status,
       amount: rule ? parseStoredDecimal(order.amount, rule).toString() : order.amount,
       currency: order.currency,
       service: order.service,
@@ -259,10 +290,12 @@ function failedOutcome(error: unknown): SubmissionOutcome {
       providerReference: typeof data?.reference === 'string' ? data.reference : null,
     };
   }
-  if (provesNotSent(error)) return { status: 'FAILED', failureReason: `Not sent to the payment provider (${(error as ProviderError).code})` };
-  return { status: 'UNKNOWN', detail: error instanceof ProviderError ? error.detail : 'The submission failed unexpectedly after it may have been sent' };
+  if (provesNotSent(error)) return { status: 'FAILED', failureReason: `Not sent to the payment provider (${error.code})` };
+  return {
+    status: 'UNKNOWN',
+    detail: error instanceof ProviderError ? error.detail : 'The submission failed unexpectedly after it may have been sent',
+  };
 }
-
 
 /** Every status, zero included: a series that vanishes at zero reads as "no data" on a dashboard. */
 function zeroFilledByStatus(counts: { status: OrderStatus; count: number }[]) {

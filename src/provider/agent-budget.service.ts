@@ -18,9 +18,12 @@ export class AgentBudgetService implements OnModuleInit {
   ) {}
 
   onModuleInit() {
-    this.metrics.gaugeCollectedOnScrape('provider_agent_budget_remaining', 'Calls to /api/agent/* left in the rolling hour, for all instances together', [], async () => [
-      { labels: {}, value: Math.max(0, this.config.provider.agentHourlyLimit - (await this.repository.usedInLastHour())) },
-    ]);
+    this.metrics.gaugeCollectedOnScrape(
+      'provider_agent_budget_remaining',
+      'Calls to /api/agent/* left in the rolling hour, for all instances together',
+      [],
+      async () => [{ labels: {}, value: Math.max(0, this.config.provider.agentHourlyLimit - (await this.repository.usedInLastHour())) }],
+    );
   }
 
   /** Takes a slot or throws AgentBudgetExhaustedError: the call must then not be sent. */

@@ -117,7 +117,11 @@ export class ProviderTokenService {
       const stored = await this.repository.findFresh(this.cacheKey, notBefore);
       if (stored) {
         this.noteClock(stored.databaseNow, askedAt);
-        const bearer = { token: this.box.decrypt(stored.tokenEncrypted, TOKEN_PURPOSE), expiresAt: stored.expiresAt, obtainedAt: stored.obtainedAt };
+        const bearer = {
+          token: this.box.decrypt(stored.tokenEncrypted, TOKEN_PURPOSE),
+          expiresAt: stored.expiresAt,
+          obtainedAt: stored.obtainedAt,
+        };
         registerSecretValue(bearer.token);
         this.current = bearer;
         return bearer;
@@ -126,14 +130,21 @@ export class ProviderTokenService {
       if (claim) return this.refresh(claim.claimedAt);
       await sleep(POLL_INTERVAL_MS + Math.random() * POLL_INTERVAL_MS);
     }
-    throw new ProviderTokenUnavailableError('No provider token could be obtained in time (another instance holds the refresh); nothing was sent.');
+    throw new ProviderTokenUnavailableError(
+      'No provider token could be obtained in time (another instance holds the refresh); nothing was sent.',
+    );
   }
 
   private async refresh(claimedAt: Date): Promise<ProviderBearer> {
     try {
       const issued = await this.authClient.issueToken();
       registerSecretValue(issued.token);
-      const obtainedAt = await this.repository.storeRefreshed(this.cacheKey, this.box.encrypt(issued.token, TOKEN_PURPOSE), issued.expiresAt, claimedAt);
+      const obtainedAt = await this.repository.storeRefreshed(
+        this.cacheKey,
+        this.box.encrypt(issued.token, TOKEN_PURPOSE),
+        issued.expiresAt,
+        claimedAt,
+      );
       this.current = { token: issued.token, expiresAt: issued.expiresAt, obtainedAt };
       this.metrics.tokenRefreshes.inc({ result: 'obtained' });
       this.logger.info({ expiresAt: issued.expiresAt.toISOString() }, 'provider token refreshed');
@@ -142,7 +153,10 @@ export class ProviderTokenService {
       this.metrics.tokenRefreshes.inc({ result: 'failed' });
       // The provider's words (already scrubbed at the boundary) are for the operators, never for a client.
       const { code, providerStatus, providerMessage } = error as { code?: string; providerStatus?: number; providerMessage?: string };
-      this.logger.error({ code, providerStatus, providerMessage }, 'provider token request failed: check PROVIDER_API_KEY and PROVIDER_SECRET_KEY');
+      this.logger.error(
+        { code, providerStatus, providerMessage },
+        'provider token request failed: check PROVIDER_API_KEY and PROVIDER_SECRET_KEY',
+      );
       await this.repository.releaseLease(this.cacheKey, this.owner);
       throw error;
     }

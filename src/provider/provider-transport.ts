@@ -4,7 +4,15 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
-import { redact, redactUrl, registerConfiguredSecrets, scrubProviderBody, scrubText, storableJson, storableText } from '../logging/redaction';
+import {
+  redact,
+  redactUrl,
+  registerConfiguredSecrets,
+  scrubProviderBody,
+  scrubText,
+  storableJson,
+  storableText,
+} from '../logging/redaction';
 import { currentRequestId } from '../logging/request-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { ProviderCallRepository } from './provider-call.repository';
@@ -124,13 +132,18 @@ export class ProviderTransport {
     const { status, body } = answer;
     if (status >= 200 && status < 300) {
       if (answer.nonJson || body === null || typeof body !== 'object') {
-        throw new ProviderBadResponseError(`The payment provider answered ${request.endpoint} with an unreadable body.`, { providerStatus: status });
+        throw new ProviderBadResponseError(`The payment provider answered ${request.endpoint} with an unreadable body.`, {
+          providerStatus: status,
+        });
       }
       if ((body as { success?: unknown }).success === false) throw rejection(status, answer);
       return { status, data: body as T };
     }
     if (status === 401) {
-      throw new ProviderUnauthorizedError('The payment provider refused the service credentials.', { providerStatus: status, providerMessage: messageOf(body) });
+      throw new ProviderUnauthorizedError('The payment provider refused the service credentials.', {
+        providerStatus: status,
+        providerMessage: messageOf(body),
+      });
     }
     if (status === 429) {
       return throwRateLimited(answer);
@@ -147,12 +160,20 @@ export class ProviderTransport {
   private networkFailure(error: unknown, request: ProviderRequest): ProviderError {
     const code = error instanceof AxiosError ? error.code : (error as { code?: string })?.code;
     if (code && TIMEOUT_CODES.has(code)) {
-      return new ProviderTimeoutError(`The payment provider did not answer ${request.endpoint} within ${this.config.provider.timeoutMs} ms; the outcome is unknown.`, { cause: error });
+      return new ProviderTimeoutError(
+        `The payment provider did not answer ${request.endpoint} within ${this.config.provider.timeoutMs} ms; the outcome is unknown.`,
+        { cause: error },
+      );
     }
     if (code && NOT_SENT_CODES.has(code)) {
-      return new ProviderUnreachableError(`The payment provider could not be reached for ${request.endpoint}; nothing was sent.`, { cause: error });
+      return new ProviderUnreachableError(`The payment provider could not be reached for ${request.endpoint}; nothing was sent.`, {
+        cause: error,
+      });
     }
-    return new ProviderConnectionLostError(`The connection to the payment provider broke during ${request.endpoint}; the outcome is unknown.`, { cause: error });
+    return new ProviderConnectionLostError(
+      `The connection to the payment provider broke during ${request.endpoint}; the outcome is unknown.`,
+      { cause: error },
+    );
   }
 
   private async recordCall(request: ProviderRequest, url: string, durationMs: number, answer?: RawProviderAnswer, failure?: ProviderError) {
@@ -160,7 +181,15 @@ export class ProviderTransport {
     const safeUrl = redactUrl(url);
     this.metrics.providerCalls.inc({ endpoint: request.endpoint, outcome });
     this.metrics.providerDuration.observe({ endpoint: request.endpoint }, durationMs / 1000);
-    const line = { area: request.area, endpoint: request.endpoint, method: request.method, url: safeUrl, status: answer?.status, durationMs, outcome };
+    const line = {
+      area: request.area,
+      endpoint: request.endpoint,
+      method: request.method,
+      url: safeUrl,
+      status: answer?.status,
+      durationMs,
+      outcome,
+    };
     if (failure || (answer && answer.status >= 500)) this.logger.warn(line, 'provider call failed');
     else this.logger.info(line, 'provider call');
     try {
@@ -175,7 +204,10 @@ export class ProviderTransport {
         durationMs,
         requestId: currentRequestId(),
         requestBody: redact(request.body),
-        responseBody: answer ? redact(answer.nonJson ? { text: answer.body === null ? '' : String(answer.body).slice(0, 2000) } : answer.body) : undefined,
+        responseBody: answer
+          ? // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a body that was not JSON is kept as text, so String() only copies it
+            redact(answer.nonJson ? { text: answer.body === null ? '' : String(answer.body).slice(0, 2000) } : answer.body)
+          : undefined,
       });
     } catch (error) {
       // The call itself is what matters to the caller; a lost log row must not turn a payment into an error.
@@ -219,7 +251,8 @@ export function errorShapeOf(body: unknown, nonJson: boolean): ProviderErrorShap
 function rejection(status: number, answer: RawProviderAnswer): ProviderRejectedError {
   const shape = errorShapeOf(answer.body, answer.nonJson);
   const body = answer.body as Record<string, unknown> | null;
-  const providerCode = shape === 'error_message' ? (body?.error as number) : shape === 'code_success_message' ? (body?.code as string) : undefined;
+  const providerCode =
+    shape === 'error_message' ? (body?.error as number) : shape === 'code_success_message' ? (body?.code as string) : undefined;
   return new ProviderRejectedError(shape, {
     providerStatus: status,
     providerMessage: shape === 'non_json' ? undefined : messageOf(body),
@@ -229,7 +262,10 @@ function rejection(status: number, answer: RawProviderAnswer): ProviderRejectedE
 }
 
 function throwRateLimited(answer: RawProviderAnswer): never {
-  const error = new ProviderRateLimitedError('The payment provider is rate limiting the service; retry later.', { providerStatus: 429, providerMessage: messageOf(answer.body) });
+  const error = new ProviderRateLimitedError('The payment provider is rate limiting the service; retry later.', {
+    providerStatus: 429,
+    providerMessage: messageOf(answer.body),
+  });
   const seconds = Number(answer.retryAfter);
   error.headers['retry-after'] = Number.isFinite(seconds) && seconds > 0 ? String(Math.ceil(seconds)) : '60';
   throw error;

@@ -42,7 +42,12 @@ export class ProviderRejectedError extends ProviderError {
     extra: { providerStatus: number; providerMessage?: string; providerCode?: string | number; body?: unknown },
   ) {
     super(`The payment provider refused the request${extra.providerMessage ? `: ${extra.providerMessage}` : ''}.`, extra);
-    this.code = shape === 'payin_failure_envelope' ? 'provider_payin_rejected' : shape === 'code_success_message' ? 'provider_link_rejected' : 'provider_rejected';
+    this.code =
+      shape === 'payin_failure_envelope'
+        ? 'provider_payin_rejected'
+        : shape === 'code_success_message'
+          ? 'provider_link_rejected'
+          : 'provider_rejected';
     this.providerCode = extra.providerCode;
     this.body = extra.body;
   }

@@ -19,7 +19,8 @@ export interface PayinTransaction {
 export interface PayinEnvelope {
   success: boolean;
   code: number;
-  status: 'PROCESSING' | 'FAILURE' | string;
+  /** 'PROCESSING' or 'FAILURE' as documented; any other text is possible. */
+  status: string;
   created_at: string;
   data: PayinTransaction;
   message: string;

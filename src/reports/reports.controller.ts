@@ -11,7 +11,12 @@ export class ReportsController {
 
   @Get('summary')
   @Auth('finance')
-  @ApiOperation({ operationId: 'getOrdersSummary', summary: 'Orders: count and exact total per status and currency (finance)', description: 'One line per status and currency, totals as exact decimal strings, over the orders created in the optional time window (`from`, `to`).' })
+  @ApiOperation({
+    operationId: 'getOrdersSummary',
+    summary: 'Orders: count and exact total per status and currency (finance)',
+    description:
+      'One line per status and currency, totals as exact decimal strings, over the orders created in the optional time window (`from`, `to`).',
+  })
   @ApiOkResponse({ type: SummaryDto })
   summary(@Query() query: SummaryQueryDto): Promise<SummaryDto> {
     return this.reports.summary(query);

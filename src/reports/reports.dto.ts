@@ -126,16 +126,25 @@ export class AttentionDistributionQueueDto {
 }
 
 export class AttentionOrdersDto {
-  @ApiProperty({ type: AttentionOrderQueueDto, description: 'The provider’s answer was lost: resolve with POST /v1/orders/{id}/resolution' })
+  @ApiProperty({
+    type: AttentionOrderQueueDto,
+    description: 'The provider’s answer was lost: resolve with POST /v1/orders/{id}/resolution',
+  })
   unknown: AttentionOrderQueueDto;
 
   @ApiProperty({ type: AttentionOrderQueueDto, description: 'No callback in time: resolve with POST /v1/orders/{id}/resolution' })
   expired: AttentionOrderQueueDto;
 
-  @ApiProperty({ type: AttentionOrderQueueDto, description: 'PENDING for longer than the interrupted-work window (never handed over, or its process died)' })
+  @ApiProperty({
+    type: AttentionOrderQueueDto,
+    description: 'PENDING for longer than the interrupted-work window (never handed over, or its process died)',
+  })
   stalePending: AttentionOrderQueueDto;
 
-  @ApiProperty({ type: AttentionOrderQueueDto, description: 'A callback contradicted a final status: look, then POST /v1/orders/{id}/review' })
+  @ApiProperty({
+    type: AttentionOrderQueueDto,
+    description: 'A callback contradicted a final status: look, then POST /v1/orders/{id}/review',
+  })
   needsReview: AttentionOrderQueueDto;
 }
 

@@ -87,10 +87,24 @@ export class AttentionRepository {
         this.prisma.order.count({ where }),
         this.prisma.order.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit }),
       ]);
-      return { count, oldest: rows.map((r) => ({ id: r.id, reference: r.reference, status: r.status, amount: r.amount.toFixed(), currency: r.currency, needsReview: r.needsReview, createdAt: r.createdAt, updatedAt: r.updatedAt })) };
+      return {
+        count,
+        oldest: rows.map((r) => ({
+          id: r.id,
+          reference: r.reference,
+          status: r.status,
+          amount: r.amount.toFixed(),
+          currency: r.currency,
+          needsReview: r.needsReview,
+          createdAt: r.createdAt,
+          updatedAt: r.updatedAt,
+        })),
+      };
     };
     // The window is judged by the database clock, like the sweep and the resolution guard.
-    const [{ before }] = await this.prisma.$queryRaw<{ before: Date }[]>`SELECT now() - make_interval(secs => ${stalePendingSeconds}) AS before`;
+    const [{ before }] = await this.prisma.$queryRaw<
+      { before: Date }[]
+    >`SELECT now() - make_interval(secs => ${stalePendingSeconds}) AS before`;
     const unknownOperations = { status: 'UNKNOWN' };
     const [unknown, expired, stalePending, needsReview, operationCount, operations, distributionCount, distributions] = await Promise.all([
       orderQueue({ status: 'UNKNOWN' }),
@@ -107,13 +121,29 @@ export class AttentionRepository {
       cardOperations: {
         unknown: {
           count: operationCount,
-          oldest: operations.map((o) => ({ id: o.id, kind: o.kind, cardId: o.cardId, cardUserId: o.cardUserId, amount: o.amount?.toFixed() ?? null, currency: o.currency, failureReason: o.failureReason, createdAt: o.createdAt })),
+          oldest: operations.map((o) => ({
+            id: o.id,
+            kind: o.kind,
+            cardId: o.cardId,
+            cardUserId: o.cardUserId,
+            amount: o.amount?.toFixed() ?? null,
+            currency: o.currency,
+            failureReason: o.failureReason,
+            createdAt: o.createdAt,
+          })),
         },
       },
       distributions: {
         unknown: {
           count: distributionCount,
-          oldest: distributions.map((d) => ({ id: d.id, kind: d.kind, amount: d.amount.toFixed(), currency: d.currency, failureReason: d.failureReason, createdAt: d.createdAt })),
+          oldest: distributions.map((d) => ({
+            id: d.id,
+            kind: d.kind,
+            amount: d.amount.toFixed(),
+            currency: d.currency,
+            failureReason: d.failureReason,
+            createdAt: d.createdAt,
+          })),
         },
       },
     };

@@ -27,7 +27,12 @@ export class ReportsService {
       to: query.to ?? null,
       lines: rows.map((row) => {
         const rule = this.config.currencies[row.currency];
-        return { status: row.status, currency: row.currency, count: row.count, total: rule ? parseStoredDecimal(row.total, rule).toString() : row.total };
+        return {
+          status: row.status,
+          currency: row.currency,
+          count: row.count,
+          total: rule ? parseStoredDecimal(row.total, rule).toString() : row.total,
+        };
       }),
     };
   }
@@ -40,7 +45,9 @@ export class ReportsService {
       const rule = this.config.currencies[currency];
       return rule ? parseStoredDecimal(value, rule).toString() : value;
     };
-    const queue = <R extends { createdAt: Date; updatedAt?: Date; amount: string | null; currency: string | null }>(q: AttentionQueue<R>) => ({
+    const queue = <R extends { createdAt: Date; updatedAt?: Date; amount: string | null; currency: string | null }>(
+      q: AttentionQueue<R>,
+    ) => ({
       count: q.count,
       oldest: q.oldest.map((row) => ({
         ...row,
@@ -60,6 +67,6 @@ export class ReportsService {
       },
       cardOperations: { unknown: queue(rows.cardOperations.unknown) },
       distributions: { unknown: queue(rows.distributions.unknown) },
-    } as AttentionReportDto;
+    };
   }
 }

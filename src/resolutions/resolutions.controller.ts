@@ -36,7 +36,9 @@ export class ResolutionsController {
   })
   @ApiOkResponse({ type: OrderDetailDto, description: 'The order as now decided, with its history' })
   @ApiNotFoundResponse({ description: 'No such order' })
-  @ApiConflictResponse({ description: '`order_not_resolvable`: the order is not UNKNOWN, EXPIRED or stale PENDING (a callback may have decided it first)' })
+  @ApiConflictResponse({
+    description: '`order_not_resolvable`: the order is not UNKNOWN, EXPIRED or stale PENDING (a callback may have decided it first)',
+  })
   resolveOrderRoute(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: ResolveOrderDto): Promise<OrderDetailDto> {
     return this.resolveOrder.execute(user, id, body);
   }
@@ -52,7 +54,11 @@ export class ResolutionsController {
   @ApiOkResponse({ type: OrderDetailDto, description: 'The order, no longer flagged, with its history' })
   @ApiNotFoundResponse({ description: 'No such order' })
   @ApiConflictResponse({ description: '`order_review_not_needed`: needsReview is already false' })
-  clearOrderReviewRoute(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: ClearOrderReviewDto): Promise<OrderDetailDto> {
+  clearOrderReviewRoute(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Body() body: ClearOrderReviewDto,
+  ): Promise<OrderDetailDto> {
     return this.clearOrderReview.execute(user, id, body);
   }
 
@@ -68,7 +74,11 @@ export class ResolutionsController {
   @ApiOkResponse({ type: CardOperationDto, description: 'The operation as now decided' })
   @ApiNotFoundResponse({ description: 'No such card operation' })
   @ApiConflictResponse({ description: '`card_operation_not_resolvable`: the operation is not UNKNOWN' })
-  resolveCardOperationRoute(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: ResolveCardOperationDto): Promise<CardOperationDto> {
+  resolveCardOperationRoute(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Body() body: ResolveCardOperationDto,
+  ): Promise<CardOperationDto> {
     return this.resolveCardOperation.execute(user, id, body);
   }
 
@@ -84,7 +94,11 @@ export class ResolutionsController {
   @ApiOkResponse({ type: DistributionDto, description: 'The distribution as now decided' })
   @ApiNotFoundResponse({ description: 'No such distribution' })
   @ApiConflictResponse({ description: '`distribution_not_resolvable`: the distribution is not UNKNOWN' })
-  resolveDistributionRoute(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: ResolveDistributionDto): Promise<DistributionDto> {
+  resolveDistributionRoute(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Body() body: ResolveDistributionDto,
+  ): Promise<DistributionDto> {
     return this.resolveDistribution.execute(user, id, body);
   }
 }

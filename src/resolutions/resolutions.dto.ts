@@ -2,7 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsString, Length } from 'class-validator';
 import { MANUAL_ORDER_OUTCOMES, type ManualOrderOutcome } from '../orders/order.types';
-import { MANUAL_CARD_OPERATION_OUTCOMES, MANUAL_DISTRIBUTION_OUTCOMES, NOTE_MAX_LENGTH, type ManualCardOperationOutcome, type ManualDistributionOutcome } from './resolution-rules';
+import {
+  MANUAL_CARD_OPERATION_OUTCOMES,
+  MANUAL_DISTRIBUTION_OUTCOMES,
+  NOTE_MAX_LENGTH,
+  type ManualCardOperationOutcome,
+  type ManualDistributionOutcome,
+} from './resolution-rules';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 

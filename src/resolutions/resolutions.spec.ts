@@ -20,7 +20,10 @@ function order(status: OrderStatus, needsReview = false): OrderRecord {
 /** A repository that remembers what it was asked and answers what the test says. */
 function fakeOrders(current: OrderRecord | undefined, decides = true) {
   const calls: { method: string; args: unknown[] }[] = [];
-  const change = { order: current, event: { orderId: ID, changeId: '9', fromStatus: current?.status ?? null, status: 'SUCCEEDED', reason: 'manual_resolution', at: '' } };
+  const change = {
+    order: current,
+    event: { orderId: ID, changeId: '9', fromStatus: current?.status ?? null, status: 'SUCCEEDED', reason: 'manual_resolution', at: '' },
+  };
   return {
     calls,
     repository: {
@@ -51,21 +54,26 @@ describe('which orders a person may resolve', () => {
 describe('ResolveOrderUseCase', () => {
   const dto = { status: 'SUCCEEDED' as const, note: 'checked' };
 
-  it.each(['UNKNOWN', 'EXPIRED', 'PENDING'] as const)('%s: asks the repository with the guard and the window (2 × timeout + 60 s), publishes the event', async (status) => {
-    const fake = fakeOrders(order(status));
-    await orderUseCases(fake).resolve.execute(ADMIN, ID, dto);
-    expect(fake.calls).toHaveLength(1);
-    const [id, outcome, guard, by, audit] = fake.calls[0].args as [string, string, unknown, unknown, Record<string, unknown>];
-    expect([id, outcome]).toEqual([ID, 'SUCCEEDED']);
-    expect(guard).toEqual({ statuses: ['UNKNOWN', 'EXPIRED'], pendingOlderThanSeconds: 90 });
-    expect(by).toEqual({ actor: 'boss', note: 'checked' });
-    expect(audit).toMatchObject({ actor: 'boss', action: 'order.resolved', resourceType: 'order', resourceId: ID, note: 'checked' });
-    expect(fake.published).toHaveLength(1);
-  });
+  it.each(['UNKNOWN', 'EXPIRED', 'PENDING'] as const)(
+    '%s: asks the repository with the guard and the window (2 × timeout + 60 s), publishes the event',
+    async (status) => {
+      const fake = fakeOrders(order(status));
+      await orderUseCases(fake).resolve.execute(ADMIN, ID, dto);
+      expect(fake.calls).toHaveLength(1);
+      const [id, outcome, guard, by, audit] = fake.calls[0].args as [string, string, unknown, unknown, Record<string, unknown>];
+      expect([id, outcome]).toEqual([ID, 'SUCCEEDED']);
+      expect(guard).toEqual({ statuses: ['UNKNOWN', 'EXPIRED'], pendingOlderThanSeconds: 90 });
+      expect(by).toEqual({ actor: 'boss', note: 'checked' });
+      expect(audit).toMatchObject({ actor: 'boss', action: 'order.resolved', resourceType: 'order', resourceId: ID, note: 'checked' });
+      expect(fake.published).toHaveLength(1);
+    },
+  );
 
   it.each(['PROCESSING', 'SUCCEEDED', 'FAILED'] as const)('%s: 409 order_not_resolvable without writing', async (status) => {
     const fake = fakeOrders(order(status));
-    const error = await orderUseCases(fake).resolve.execute(ADMIN, ID, dto).catch((e: unknown) => e);
+    const error = await orderUseCases(fake)
+      .resolve.execute(ADMIN, ID, dto)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as ConflictError).code).toBe('order_not_resolvable');
     expect(fake.calls).toEqual([]);
@@ -74,7 +82,9 @@ describe('ResolveOrderUseCase', () => {
 
   it('the guard refused (a callback decided first, or PENDING too young): 409, nothing published', async () => {
     const fake = fakeOrders(order('PENDING'), false);
-    const error = await orderUseCases(fake).resolve.execute(ADMIN, ID, dto).catch((e: unknown) => e);
+    const error = await orderUseCases(fake)
+      .resolve.execute(ADMIN, ID, dto)
+      .catch((e: unknown) => e);
     expect((error as ConflictError).code).toBe('order_not_resolvable');
     expect((error as ConflictError).detail).toMatch(/PENDING for less than 90 seconds/);
     expect(fake.published).toEqual([]);
@@ -98,7 +108,9 @@ describe('ClearOrderReviewUseCase', () => {
 
   it('an order not flagged, or cleared meanwhile: 409 order_review_not_needed', async () => {
     for (const fake of [fakeOrders(order('FAILED', false)), fakeOrders(order('FAILED', true), false)]) {
-      const error = await orderUseCases(fake).review.execute(ADMIN, ID, { note: 'looked' }).catch((e: unknown) => e);
+      const error = await orderUseCases(fake)
+        .review.execute(ADMIN, ID, { note: 'looked' })
+        .catch((e: unknown) => e);
       expect((error as ConflictError).code).toBe('order_review_not_needed');
       expect(fake.published).toEqual([]);
     }
@@ -165,7 +177,9 @@ describe('ResolveDistributionUseCase', () => {
   });
 
   it('decided meanwhile (the guard refused): 409', async () => {
-    const error = await make({ id: ID, kind: 'init', status: 'UNKNOWN' }, false).useCase.execute(ADMIN, ID, { status: 'ACCEPTED', note: 'n' }).catch((e: unknown) => e);
+    const error = await make({ id: ID, kind: 'init', status: 'UNKNOWN' }, false)
+      .useCase.execute(ADMIN, ID, { status: 'ACCEPTED', note: 'n' })
+      .catch((e: unknown) => e);
     expect((error as ConflictError).code).toBe('distribution_not_resolvable');
   });
 });

@@ -27,8 +27,18 @@ export class ResolveCardOperationUseCase {
     if (operation.status !== 'UNKNOWN') throw new CardOperationNotResolvableError(id, operation.status);
     const resolved = await this.cards.resolveUnknownOperation(
       id,
-      { status: dto.status, actor: user.id, note: dto.note, cardStatus: dto.status === 'SUCCEEDED' ? CARD_STATUS_AFTER[operation.kind] : undefined },
-      auditEventOf(user, 'card_operation.resolved', { type: 'card_operation', id }, { note: dto.note, details: { kind: operation.kind, cardId: operation.cardId } }),
+      {
+        status: dto.status,
+        actor: user.id,
+        note: dto.note,
+        cardStatus: dto.status === 'SUCCEEDED' ? CARD_STATUS_AFTER[operation.kind] : undefined,
+      },
+      auditEventOf(
+        user,
+        'card_operation.resolved',
+        { type: 'card_operation', id },
+        { note: dto.note, details: { kind: operation.kind, cardId: operation.cardId } },
+      ),
     );
     if (!resolved) {
       const now = await this.cards.findOperation(id);

@@ -21,9 +21,7 @@ function isValidDob(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const [y, m, d] = value.split('-').map(Number);
   const date = new Date(Date.UTC(y, m - 1, d));
-  return (
-    date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d && y >= 1900 && date.getTime() < Date.now()
-  );
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d && y >= 1900 && date.getTime() < Date.now();
 }
 
 function cardUserProblem(body: Record<string, unknown>): string | undefined {
@@ -95,7 +93,7 @@ export function registerCardRoutes(app: FastifyInstance, ctx: SandboxContext): v
     if (!body) return reply;
     const problem = cardUserProblem(body);
     if (problem) return sendError(reply, 'action', 400, problem);
-    const optional = (field: (typeof OPTIONAL_USER_STRINGS)[number]) => (typeof body[field] === 'string' ? (body[field] as string) : null);
+    const optional = (field: (typeof OPTIONAL_USER_STRINGS)[number]) => (typeof body[field] === 'string' ? body[field] : null);
     const user: CardUser = {
       user_id: `usr_${randomHex(12)}`,
       reference: `CU${randomDigits(14)}`,

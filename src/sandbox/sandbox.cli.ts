@@ -1,4 +1,3 @@
-/* eslint-disable no-console -- CLI entry point: printing is its job. */
 import { loadSandboxCliConfig } from '../config/sandbox-cli-config';
 import { SANDBOX_DEFAULTS, startSandbox } from './sandbox.server';
 import { TEST_WALLET_LIST } from './test-wallets';

@@ -25,7 +25,12 @@ function cardOf(ctx: SandboxContext, path: string): Card | undefined {
  * - card routes: `card <card_number> cvv <cvv> declined` (the card of the path, else a made-up
  *   Luhn-valid number) and the `x-sp-auth-token`.
  */
-export function echoAnswer(ctx: SandboxContext, request: FastifyRequest, path: string, status?: number): { status: number; body: Record<string, unknown> } {
+export function echoAnswer(
+  ctx: SandboxContext,
+  request: FastifyRequest,
+  path: string,
+  status?: number,
+): { status: number; body: Record<string, unknown> } {
   const body = isPlainObject(request.body) ? request.body : {};
   const bearer = bearerToken(request) ?? '';
   let message: string;

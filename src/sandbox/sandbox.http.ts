@@ -32,6 +32,7 @@ export function errorBody(shape: ErrorShape, status: number, message: string): R
       return { success: false, message };
     case 'link-new':
       return { code: String(status), success: false, message };
+    case 'action':
     default:
       return { error: status, message };
   }
@@ -94,12 +95,7 @@ export function providerDateTime(date = new Date()): string {
  * Checks the bearer token (and, per family, x-api-key or x-sp-auth-token, and the agent rate limit).
  * Returns true when it has answered (the caller must then return the reply).
  */
-export function guard(
-  ctx: SandboxContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  kind: 'agent' | 'link-new' | 'card',
-): boolean {
+export function guard(ctx: SandboxContext, request: FastifyRequest, reply: FastifyReply, kind: 'agent' | 'link-new' | 'card'): boolean {
   const shape: ErrorShape = kind === 'card' ? 'action' : kind;
   if (kind !== 'card') {
     const admitted = ctx.state.admitAgentRequest(request.ip, ctx.opts.agentHourlyLimit);

@@ -16,7 +16,16 @@ describe('sandbox money helpers', () => {
     expect(parseDecimalAmount('0.01', 2)).toEqual({ ok: true, minor: 1n });
     expect(parseDecimalAmount('1500', 0)).toEqual({ ok: true, minor: 1500n });
     expect(parseDecimalAmount('99999999999999999999.99', 2)).toEqual({ ok: true, minor: 9999999999999999999999n });
-    for (const [value, decimals] of [['10.5', 0], ['1.005', 2], ['-1', 2], ['1e3', 2], ['', 2], ['.5', 2], ['1.', 2], [' 1', 2]] as const) {
+    for (const [value, decimals] of [
+      ['10.5', 0],
+      ['1.005', 2],
+      ['-1', 2],
+      ['1e3', 2],
+      ['', 2],
+      ['.5', 2],
+      ['1.', 2],
+      [' 1', 2],
+    ] as const) {
       expect(parseDecimalAmount(value, decimals).ok).toBe(false);
     }
   });

@@ -5,8 +5,23 @@
 
 /** ISO 4217 currencies without minor unit. Every other currency is treated as having 2 decimals. */
 const ZERO_DECIMAL_CURRENCIES = new Set([
-  'BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF',
-  'XOF', 'XPF',
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'ISK',
+  'JPY',
+  'KMF',
+  'KRW',
+  'PYG',
+  'RWF',
+  'UGX',
+  'UYI',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
 ]);
 
 export function currencyDecimals(currency: string): number {
@@ -29,7 +44,10 @@ export function parseDecimalAmount(value: string, decimals: number, maxDecimals 
   const [, whole, fraction = ''] = match;
   if (fraction.length > maxDecimals) return { ok: false, reason: `must have at most ${maxDecimals} decimals` };
   if (fraction.length > decimals) {
-    return { ok: false, reason: decimals === 0 ? 'must not have decimals in this currency' : `must have at most ${decimals} decimals in this currency` };
+    return {
+      ok: false,
+      reason: decimals === 0 ? 'must not have decimals in this currency' : `must have at most ${decimals} decimals in this currency`,
+    };
   }
   const minor = BigInt(whole) * 10n ** BigInt(decimals) + BigInt((fraction + '0'.repeat(decimals)).slice(0, decimals) || '0');
   return { ok: true, minor };

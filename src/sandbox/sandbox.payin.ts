@@ -1,14 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  guard,
-  header,
-  isEmail,
-  isHttpUrl,
-  isNonEmptyString,
-  isPlainObject,
-  providerDateTime,
-  type SandboxContext,
-} from './sandbox.http';
+import { guard, header, isEmail, isHttpUrl, isNonEmptyString, isPlainObject, providerDateTime, type SandboxContext } from './sandbox.http';
 import { randomDigits, type CallbackOutcome, type CallbackPayload, type PayIn } from './sandbox.state';
 import { testWalletBehaviour, type TestWalletBehaviour } from './test-wallets';
 
@@ -27,6 +18,7 @@ function envelopeData(reference: string, body: Record<string, unknown>): Record<
     transaction_reference: null,
     transaction_category: 'direct',
     transaction_channel: 'MSISDN',
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the sandbox echoes whatever scalar it was sent, as the provider does
     amount: body.amount === undefined || body.amount === null ? null : String(body.amount),
     currency: typeof body.currency === 'string' ? body.currency : null,
   };
@@ -153,6 +145,11 @@ export function registerPayInRoutes(app: FastifyInstance, ctx: SandboxContext): 
         return scheduleCallbacks(payIn, ['SUCCESS', 'FAILED']);
       case 'duplicate_callback':
         return scheduleCallbacks(payIn, ['SUCCESS', 'SUCCESS'], true);
+      case 'success':
+      case 'insufficient_funds':
+      case 'timeout':
+      case 'server_error':
+      case 'lost_answer':
       default:
         return scheduleCallbacks(payIn, ['SUCCESS']);
     }

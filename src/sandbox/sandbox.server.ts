@@ -114,7 +114,9 @@ function buildApp(ctx: SandboxContext): FastifyInstance {
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     log('request error', { path: pathOf(request), status, message: error.message });
-    reply.code(status).send(errorBody(shapeForPath(pathOf(request)), status, status === 500 ? 'Internal sandbox error' : (error.message ?? 'Bad request')));
+    reply
+      .code(status)
+      .send(errorBody(shapeForPath(pathOf(request)), status, status === 500 ? 'Internal sandbox error' : (error.message ?? 'Bad request')));
   });
 
   return app;
@@ -122,53 +124,57 @@ function buildApp(ctx: SandboxContext): FastifyInstance {
 
 /** Test-only routes: not recorded, not authenticated, never subject to faults. */
 function registerControlRoutes(app: FastifyInstance, state: SandboxState): void {
-  app.get(`${CONTROL_PREFIX}/requests`, async (request) => {
+  app.get(`${CONTROL_PREFIX}/requests`, (request) => {
     const q = request.query as Record<string, unknown>;
     const path = typeof q.path === 'string' && q.path ? q.path : undefined;
     const method = typeof q.method === 'string' && q.method ? q.method.toUpperCase() : undefined;
-    return state.requests.filter((r) => (!path || pathMatches(path, r.path)) && (!method || r.method === method));
+    return Promise.resolve(state.requests.filter((r) => (!path || pathMatches(path, r.path)) && (!method || r.method === method)));
   });
 
-  app.get(`${CONTROL_PREFIX}/callbacks`, async () => state.callbackDeliveries);
+  app.get(`${CONTROL_PREFIX}/callbacks`, () => Promise.resolve(state.callbackDeliveries));
 
-  app.get(`${CONTROL_PREFIX}/stats`, async () => ({
-    ...state.counters,
-    activeTokens: state.tokens.size,
-    pendingFaults: state.pendingFaults.length,
-  }));
+  app.get(`${CONTROL_PREFIX}/stats`, () =>
+    Promise.resolve({
+      ...state.counters,
+      activeTokens: state.tokens.size,
+      pendingFaults: state.pendingFaults.length,
+    }),
+  );
 
-  app.get(`${CONTROL_PREFIX}/test-wallets`, async () => TEST_WALLET_LIST);
+  app.get(`${CONTROL_PREFIX}/test-wallets`, () => Promise.resolve(TEST_WALLET_LIST));
 
-  app.get(`${CONTROL_PREFIX}/state`, async () => ({
-    payIns: [...state.payIns.values()],
-    cardUsers: [...state.cardUsers.values()],
-    cards: [...state.cards.values()].map((c) => ({
-      card_id: c.card_id,
-      user_id: c.user_id,
-      card_number: c.card_number,
-      expiry: c.expiry,
-      currency: c.currency,
-      balance: formatMinor(c.balanceMinor, c.decimals),
-      status: c.status,
-      transactions: c.transactions.map((t) => ({
-        transaction_id: t.transaction_id,
-        type: t.type,
-        amount: formatMinor(t.amountMinor, c.decimals),
-        balance_after: formatMinor(t.balanceAfterMinor, c.decimals),
-        created_at: t.created_at,
+  app.get(`${CONTROL_PREFIX}/state`, () =>
+    Promise.resolve({
+      payIns: [...state.payIns.values()],
+      cardUsers: [...state.cardUsers.values()],
+      cards: [...state.cards.values()].map((c) => ({
+        card_id: c.card_id,
+        user_id: c.user_id,
+        card_number: c.card_number,
+        expiry: c.expiry,
+        currency: c.currency,
+        balance: formatMinor(c.balanceMinor, c.decimals),
+        status: c.status,
+        transactions: c.transactions.map((t) => ({
+          transaction_id: t.transaction_id,
+          type: t.type,
+          amount: formatMinor(t.amountMinor, c.decimals),
+          balance_after: formatMinor(t.balanceAfterMinor, c.decimals),
+          created_at: t.created_at,
+        })),
       })),
-    })),
-    walletLinks: [...state.walletLinks.values()],
-    linkInits: [...state.linkInits.values()],
-    fiatDistributions: state.fiatDistributions,
-  }));
+      walletLinks: [...state.walletLinks.values()],
+      linkInits: [...state.linkInits.values()],
+      fiatDistributions: state.fiatDistributions,
+    }),
+  );
 
-  app.post(`${CONTROL_PREFIX}/reset`, async (request) => {
+  app.post(`${CONTROL_PREFIX}/reset`, (request) => {
     const q = request.query as Record<string, unknown>;
     const body = isPlainObject(request.body) ? request.body : {};
     const all = body.all === true || q.all === 'true' || q.all === '1';
     state.reset({ all });
-    return { success: true, all };
+    return Promise.resolve({ success: true, all });
   });
 
   app.post(`${CONTROL_PREFIX}/faults`, async (request, reply) => {
@@ -181,15 +187,15 @@ function registerControlRoutes(app: FastifyInstance, state: SandboxState): void 
     }
   });
 
-  app.delete(`${CONTROL_PREFIX}/faults`, async () => {
+  app.delete(`${CONTROL_PREFIX}/faults`, () => {
     state.clearFaults();
-    return { success: true };
+    return Promise.resolve({ success: true });
   });
 
-  app.post(`${CONTROL_PREFIX}/tokens/revoke`, async () => {
+  app.post(`${CONTROL_PREFIX}/tokens/revoke`, () => {
     const revoked = state.tokens.size;
     state.revokeTokens();
-    return { success: true, revoked };
+    return Promise.resolve({ success: true, revoked });
   });
 }
 
@@ -210,8 +216,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
-  const urlHost =
-    opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const urlHost = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${urlHost}:${port}`;
   opts.logger('sandbox listening', { url });
 

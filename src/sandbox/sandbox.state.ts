@@ -18,7 +18,16 @@ export interface RecordedRequest {
 }
 
 /** Envelopes a client may meet around the card transaction listing (the provider does not document it). */
-export const TRANSACTION_ENVELOPES = ['', 'data', 'transactions', 'items', 'data.transactions', 'data.items', 'transactions.data', 'items.data'] as const;
+export const TRANSACTION_ENVELOPES = [
+  '',
+  'data',
+  'transactions',
+  'items',
+  'data.transactions',
+  'data.items',
+  'transactions.data',
+  'items.data',
+] as const;
 export type TransactionEnvelope = (typeof TRANSACTION_ENVELOPES)[number];
 
 /** A canned answer for the next `times` requests matching `path` (and `method`). */
@@ -271,9 +280,7 @@ export class SandboxState extends EventEmitter {
 
   /** Recorded requests whose path matches `pattern` (exact or prefix with `*`), optionally by method. */
   requestsTo(pattern: string, method?: string): RecordedRequest[] {
-    return this.requests.filter(
-      (r) => pathMatches(pattern, r.path) && (!method || r.method.toUpperCase() === method.toUpperCase()),
-    );
+    return this.requests.filter((r) => pathMatches(pattern, r.path) && (!method || r.method.toUpperCase() === method.toUpperCase()));
   }
 
   // ---------------------------------------------------------------- tokens
@@ -415,10 +422,13 @@ export class SandboxState extends EventEmitter {
   /** setTimeout that is unref'd, forgotten once fired, and cancelled by `shutdown()` / `reset({all})`. */
   schedule(fn: () => void, ms: number): void {
     if (this.closedFlag) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        fn();
+      },
+      Math.max(0, ms),
+    );
     timer.unref();
     this.timers.add(timer);
   }
@@ -427,16 +437,18 @@ export class SandboxState extends EventEmitter {
   sleep(ms: number): Promise<boolean> {
     if (this.closedFlag) return Promise.resolve(false);
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout;
       const release = () => {
         clearTimeout(timer);
         this.hangReleases.delete(release);
         resolve(false);
       };
-      timer = setTimeout(() => {
-        this.hangReleases.delete(release);
-        resolve(true);
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          this.hangReleases.delete(release);
+          resolve(true);
+        },
+        Math.max(0, ms),
+      );
       timer.unref();
       this.hangReleases.add(release);
     });

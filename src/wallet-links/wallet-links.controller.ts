@@ -32,9 +32,16 @@ export class WalletLinksController {
   })
   @ApiCreatedResponse({ type: WalletLinkDto })
   @ApiBadRequestResponse({ description: '`validation_failed`: errors by field (email, phone digits only, phoneCountry + and digits)' })
-  @ApiConflictResponse({ description: '`wallet_link_exists`: this email already has a wallet link; `wallet_link_in_progress`: another request is linking this email right now (Retry-After)' })
-  @ApiUnprocessableEntityResponse({ description: "`provider_link_rejected`: the provider refused the link; its message is in `providerMessage`" })
-  @ApiTooManyRequestsResponse({ description: '`provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After); nothing was sent' })
+  @ApiConflictResponse({
+    description:
+      '`wallet_link_exists`: this email already has a wallet link; `wallet_link_in_progress`: another request is linking this email right now (Retry-After)',
+  })
+  @ApiUnprocessableEntityResponse({
+    description: '`provider_link_rejected`: the provider refused the link; its message is in `providerMessage`',
+  })
+  @ApiTooManyRequestsResponse({
+    description: '`provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After); nothing was sent',
+  })
   @ApiGatewayTimeoutResponse({ description: '`provider_timeout`: the provider did not answer; the link may exist at the provider' })
   create(@CurrentUser() user: AuthUser, @Body() body: CreateWalletLinkDto): Promise<WalletLinkDto> {
     return this.links.create(user, body);
@@ -42,7 +49,11 @@ export class WalletLinksController {
 
   @Get()
   @Auth()
-  @ApiOperation({ operationId: 'listWalletLinks', summary: 'List wallet links, newest first', description: 'A customer sees its own links; finance and admin see all.' })
+  @ApiOperation({
+    operationId: 'listWalletLinks',
+    summary: 'List wallet links, newest first',
+    description: 'A customer sees its own links; finance and admin see all.',
+  })
   @ApiOkResponse({ type: WalletLinkPageDto })
   list(@CurrentUser() user: AuthUser, @Query() query: ListWalletLinksQueryDto): Promise<WalletLinkPageDto> {
     return this.links.list(user, query);
@@ -50,7 +61,11 @@ export class WalletLinksController {
 
   @Get(':id')
   @Auth()
-  @ApiOperation({ operationId: 'getWalletLink', summary: 'One wallet link', description: 'As stored. A customer sees its own links only: another one answers 404.' })
+  @ApiOperation({
+    operationId: 'getWalletLink',
+    summary: 'One wallet link',
+    description: 'As stored. A customer sees its own links only: another one answers 404.',
+  })
   @ApiOkResponse({ type: WalletLinkDto })
   @ApiNotFoundResponse({ description: 'No such wallet link, or not yours' })
   get(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<WalletLinkDto> {

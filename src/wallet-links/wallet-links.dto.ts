@@ -54,5 +54,4 @@ export class WalletLinkPageDto extends PageDto {
   items: WalletLinkDto[];
 }
 
-export class ListWalletLinksQueryDto extends PageQueryDto {
-}
+export class ListWalletLinksQueryDto extends PageQueryDto {}

@@ -61,7 +61,10 @@ export class WalletLinksRepository {
 
   /** Links of this email, compared without case (the provider keys its users by email that way). */
   async findByEmail(email: string): Promise<WalletLinkRecord[]> {
-    const rows = await this.prisma.walletLink.findMany({ where: { email: { equals: email, mode: 'insensitive' }, ...LINKED }, orderBy: { createdAt: 'asc' } });
+    const rows = await this.prisma.walletLink.findMany({
+      where: { email: { equals: email, mode: 'insensitive' }, ...LINKED },
+      orderBy: { createdAt: 'asc' },
+    });
     return rows.map(toRecord);
   }
 
@@ -69,7 +72,9 @@ export class WalletLinksRepository {
     const where: Prisma.WalletLinkWhereInput = { ...(filter.ownerId ? { ownerId: filter.ownerId } : {}), ...LINKED };
     const after = page.after;
     const rows = await this.prisma.walletLink.findMany({
-      where: after ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] } : where,
+      where: after
+        ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
+        : where,
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: page.limit,
     });

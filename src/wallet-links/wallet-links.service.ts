@@ -47,7 +47,10 @@ export class WalletLinksService {
    */
   async create(user: AuthUser, dto: CreateWalletLinkDto): Promise<WalletLinkDto> {
     await this.refuseIfLinked(user, dto.email);
-    const claimId = await this.links.claim({ ownerId: user.id, email: dto.email, phone: dto.phone, phoneCountry: dto.phoneCountry }, this.claimLeaseMs);
+    const claimId = await this.links.claim(
+      { ownerId: user.id, email: dto.email, phone: dto.phone, phoneCountry: dto.phoneCountry },
+      this.claimLeaseMs,
+    );
     if (!claimId) {
       await this.refuseIfLinked(user, dto.email);
       throw new WalletLinkInProgressError(IN_PROGRESS_RETRY_AFTER_SECONDS);
@@ -74,7 +77,10 @@ export class WalletLinksService {
       this.logger.error({ hasApikey: Boolean(apikey), hasMatricule: Boolean(matricule) }, 'wallet link answer without apikey or matricule');
       throw new ProviderBadResponseError('The payment provider linked the wallet but its answer lacked the apikey or the matricule.');
     }
-    const stored = await this.links.completeClaim(claimId, { matricule, apikeyEncrypted: this.box.encrypt(apikey, apikeyPurpose(matricule)) });
+    const stored = await this.links.completeClaim(claimId, {
+      matricule,
+      apikeyEncrypted: this.box.encrypt(apikey, apikeyPurpose(matricule)),
+    });
     if (!stored) {
       this.logger.error({ matricule }, 'the provider returned a matricule that is already stored, or the claim lapsed');
       throw new WalletLinkExistsError(`The payment provider answered with matricule ${matricule}, which is already linked here.`);
@@ -86,7 +92,8 @@ export class WalletLinksService {
   private async refuseIfLinked(user: AuthUser, email: string): Promise<void> {
     const existing = await this.links.findByEmail(email);
     const own = existing.find((link) => link.ownerId === user.id);
-    if (own) throw new WalletLinkExistsError(`You already linked ${own.email} (wallet link ${own.id}).`, { id: own.id, matricule: own.matricule });
+    if (own)
+      throw new WalletLinkExistsError(`You already linked ${own.email} (wallet link ${own.id}).`, { id: own.id, matricule: own.matricule });
     if (existing.length > 0) throw new WalletLinkExistsError('This email is already linked to a wallet.');
   }
 
@@ -97,7 +104,10 @@ export class WalletLinksService {
   async list(user: AuthUser, query: ListWalletLinksQueryDto): Promise<WalletLinkPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const rows = await this.links.list({ ownerId: canReadAll(user) ? undefined : user.id }, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
+    const rows = await this.links.list(
+      { ownerId: canReadAll(user) ? undefined : user.id },
+      { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } },
+    );
     return toPage(rows, limit, (l) => ({ at: l.createdAt, id: l.id }), toDto);
   }
 
@@ -129,5 +139,3 @@ function toDto(link: WalletLinkRecord): WalletLinkDto {
     createdAt: link.createdAt.toISOString(),
   };
 }
-
-

@@ -101,7 +101,11 @@ describe('the HTTP application', () => {
     });
 
     it('answers malformed JSON with 400 problem+json', async () => {
-      const res = await request(service.server).post('/probe/validate').set('content-type', 'application/json').send('{"email":').expect(400);
+      const res = await request(service.server)
+        .post('/probe/validate')
+        .set('content-type', 'application/json')
+        .send('{"email":')
+        .expect(400);
       expect(res.headers['content-type']).toMatch(PROBLEM_JSON);
       expect(res.body).toMatchObject({ status: 400, code: 'bad_request' });
     });
@@ -137,10 +141,19 @@ describe('the HTTP application', () => {
     });
 
     it('refuses a customer on a finance route with 403, lets finance and admin in', async () => {
-      await request(service.server).get('/probe/finance').auth(await service.bearer('alice'), { type: 'bearer' }).expect(403);
-      const res = await request(service.server).get('/probe/finance').auth(await service.bearer('fin', 'finance'), { type: 'bearer' }).expect(200);
+      await request(service.server)
+        .get('/probe/finance')
+        .auth(await service.bearer('alice'), { type: 'bearer' })
+        .expect(403);
+      const res = await request(service.server)
+        .get('/probe/finance')
+        .auth(await service.bearer('fin', 'finance'), { type: 'bearer' })
+        .expect(200);
       expect(res.body).toEqual({ id: 'fin', roles: ['finance'] });
-      await request(service.server).get('/probe/finance').auth(await service.bearer('root', 'admin'), { type: 'bearer' }).expect(200);
+      await request(service.server)
+        .get('/probe/finance')
+        .auth(await service.bearer('root', 'admin'), { type: 'bearer' })
+        .expect(200);
     });
   });
 });

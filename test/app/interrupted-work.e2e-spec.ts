@@ -27,7 +27,15 @@ describe('work interrupted between the provider call and the final write', () =>
   it('a card operation left PENDING becomes UNKNOWN, a recent one is left alone', async () => {
     const alice = await cardsClient(service);
     const { cardUser, card } = await userWithCard(alice);
-    const base = { cardUserId: cardUser.id, cardId: card.id, requestedBy: alice.sub, kind: 'TOPUP', amount: '100', currency: 'XAF', status: 'PENDING' };
+    const base = {
+      cardUserId: cardUser.id,
+      cardId: card.id,
+      requestedBy: alice.sub,
+      kind: 'TOPUP',
+      amount: '100',
+      currency: 'XAF',
+      status: 'PENDING',
+    };
     const stale = await service.prisma.cardOperation.create({ data: { ...base, createdAt: longAgo() } });
     const recent = await service.prisma.cardOperation.create({ data: base });
 
@@ -48,6 +56,8 @@ describe('work interrupted between the provider call and the final write', () =>
     const after = await service.prisma.distribution.findUniqueOrThrow({ where: { id: stale.id } });
     expect(after).toMatchObject({ status: 'UNKNOWN', failureReason: expect.stringContaining('never recorded') });
     const finance = await service.bearer('fin-sweep', 'finance');
-    expect((await request(service.server).get(`/v1/distributions/${stale.id}`).auth(finance, { type: 'bearer' })).body.status).toBe('UNKNOWN');
+    expect((await request(service.server).get(`/v1/distributions/${stale.id}`).auth(finance, { type: 'bearer' })).body.status).toBe(
+      'UNKNOWN',
+    );
   });
 });

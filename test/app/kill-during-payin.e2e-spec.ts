@@ -93,17 +93,27 @@ describe('kill -9 during a pay-in', () => {
     expect((await service.prisma.order.findUniqueOrThrow({ where: { id: stored.id } })).status).toBe('UNKNOWN');
 
     // Retries answer 409 while the dead request's lease runs, then the order.
-    const retry = async () => request(service!.server).post('/v1/orders').auth(token, { type: 'bearer' }).set('idempotency-key', key).send(body);
+    const retry = async () =>
+      request(service!.server).post('/v1/orders').auth(token, { type: 'bearer' }).set('idempotency-key', key).send(body);
     let answer = await retry();
     const deadline = Date.now() + 30_000;
     while (answer.status === 409 && Date.now() < deadline) answer = await retry();
     expect(answer.status).toBe(201);
     expect(answer.headers['idempotent-replayed']).toBe('true');
-    expect(answer.body).toMatchObject({ id: stored.id, reference, status: 'UNKNOWN', amount: String(body.amount), currency: body.currency, wallet: TEST_WALLETS.TIMEOUT });
+    expect(answer.body).toMatchObject({
+      id: stored.id,
+      reference,
+      status: 'UNKNOWN',
+      amount: String(body.amount),
+      currency: body.currency,
+      wallet: TEST_WALLETS.TIMEOUT,
+    });
     const again = await retry();
     expect(again.body).toEqual(answer.body);
 
-    expect(sandbox.state.requestsTo('/api/agent/bills/v3', 'POST').filter((r) => (r.body as { order_id?: string }).order_id === reference)).toHaveLength(1);
+    expect(
+      sandbox.state.requestsTo('/api/agent/bills/v3', 'POST').filter((r) => (r.body as { order_id?: string }).order_id === reference),
+    ).toHaveLength(1);
     expect(await service.prisma.order.count({ where: { customerId: customer } })).toBe(1);
   }, 120_000);
 });

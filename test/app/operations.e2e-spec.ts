@@ -24,7 +24,9 @@ describe('operations', () => {
 
   beforeAll(async () => {
     sandbox = await startTestSandbox({ callbackDelayMs: 50 });
-    service = await startTestService(sandbox, { CORS_ORIGINS: 'https://shop.example.com', PUBLIC_RATE_LIMIT_PER_MINUTE: '40' }, [], { listen: true });
+    service = await startTestService(sandbox, { CORS_ORIGINS: 'https://shop.example.com', PUBLIC_RATE_LIMIT_PER_MINUTE: '40' }, [], {
+      listen: true,
+    });
   });
   afterAll(async () => {
     await service.close();
@@ -61,10 +63,16 @@ describe('operations', () => {
   });
 
   it('allows CORS for the configured origins only', async () => {
-    const allowed = await request(service.server).options('/v1/orders').set('origin', 'https://shop.example.com').set('access-control-request-method', 'POST');
+    const allowed = await request(service.server)
+      .options('/v1/orders')
+      .set('origin', 'https://shop.example.com')
+      .set('access-control-request-method', 'POST');
     expect(allowed.headers['access-control-allow-origin']).toBe('https://shop.example.com');
     expect(allowed.headers['access-control-allow-headers']).toContain('idempotency-key');
-    const denied = await request(service.server).options('/v1/orders').set('origin', 'https://evil.example').set('access-control-request-method', 'POST');
+    const denied = await request(service.server)
+      .options('/v1/orders')
+      .set('origin', 'https://evil.example')
+      .set('access-control-request-method', 'POST');
     expect(denied.headers['access-control-allow-origin']).toBeUndefined();
   });
 
@@ -101,5 +109,4 @@ describe('operations', () => {
     const alice = await customer(service);
     for (let i = 0; i < 5; i++) await alice.listOrders().expect(200);
   });
-
 });

@@ -12,7 +12,10 @@ const JWT_SECRET = 'signals-test-jwt-secret-0123456789abcdefghijklmn';
 
 /** `npm start`'s command, with the embedded or the test database, ready when /health/ready says so. */
 function startChild(env: Record<string, string>): Promise<ChildService> {
-  return startChildService({ AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'info', ...env }, { args: ['--migrate'], readyPath: '/health/ready', startTimeoutMs: 90_000 });
+  return startChildService(
+    { AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'info', ...env },
+    { args: ['--migrate'], readyPath: '/health/ready', startTimeoutMs: 90_000 },
+  );
 }
 
 /** Sends the signals and waits for the exit; a child still running after 30 s is killed and reported. */
@@ -62,38 +65,46 @@ describe('stop signals', () => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s stops the service cleanly with exit code 0', async (signal) => {
-    const service = await start({ DATABASE_URL: testDatabaseUrl() });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s stops the service cleanly with exit code 0',
+    async (signal) => {
+      const service = await start({ DATABASE_URL: testDatabaseUrl() });
 
-    expect(await stopWith(service, signal)).toEqual({ code: 0, signal: null });
-    expect(service.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
-    expect(service.output()).toContain('"msg":"stopped"');
-  }, CHILD_TEST_TIMEOUT_MS);
+      expect(await stopWith(service, signal)).toEqual({ code: 0, signal: null });
+      expect(service.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
+      expect(service.output()).toContain('"msg":"stopped"');
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
 
-  it('Ctrl-C closes the embedded database cleanly: the next start on the same data directory has the data', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'bff-signals-'));
-    dataDirs.push(dataDir);
-    const env = { EMBEDDED_DATA_DIR: dataDir };
-    const token = await mintToken({ sub: 'cust_signals', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
-    const headers = { authorization: `Bearer ${token}` };
+  it(
+    'Ctrl-C closes the embedded database cleanly: the next start on the same data directory has the data',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'bff-signals-'));
+      dataDirs.push(dataDir);
+      const env = { EMBEDDED_DATA_DIR: dataDir };
+      const token = await mintToken({ sub: 'cust_signals', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
+      const headers = { authorization: `Bearer ${token}` };
 
-    const first = await start(env);
-    const created = await fetch(`${first.base}/v1/orders`, {
-      method: 'POST',
-      headers: { ...headers, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-      body: JSON.stringify(orderRequest()),
-    });
-    expect(created.status).toBe(201);
-    const order = (await created.json()) as { id: string; amount: string };
-    // Under `node --watch` (npm run start:dev), Ctrl-C arrives twice: from the terminal and forwarded.
-    expect(await stopWith(first, 'SIGINT', 'SIGINT')).toEqual({ code: 0, signal: null });
-    expect(clusterState(dataDir)).toBe(DB_SHUTDOWNED);
+      const first = await start(env);
+      const created = await fetch(`${first.base}/v1/orders`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+        body: JSON.stringify(orderRequest()),
+      });
+      expect(created.status).toBe(201);
+      const order = (await created.json()) as { id: string; amount: string };
+      // Under `node --watch` (npm run start:dev), Ctrl-C arrives twice: from the terminal and forwarded.
+      expect(await stopWith(first, 'SIGINT', 'SIGINT')).toEqual({ code: 0, signal: null });
+      expect(clusterState(dataDir)).toBe(DB_SHUTDOWNED);
 
-    const second = await start(env);
-    const read = await fetch(`${second.base}/v1/orders/${order.id}`, { headers });
-    expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({ id: order.id, amount: order.amount });
-    expect(await stopWith(second, 'SIGTERM')).toEqual({ code: 0, signal: null });
-    expect(clusterState(dataDir)).toBe(DB_SHUTDOWNED);
-  }, CHILD_TEST_TIMEOUT_MS);
+      const second = await start(env);
+      const read = await fetch(`${second.base}/v1/orders/${order.id}`, { headers });
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ id: order.id, amount: order.amount });
+      expect(await stopWith(second, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(clusterState(dataDir)).toBe(DB_SHUTDOWNED);
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
 });

@@ -57,7 +57,9 @@ describe('the audit trail', () => {
     });
 
     it('through Prisma too (updateMany, deleteMany)', async () => {
-      await expect(service.prisma.auditEvent.updateMany({ where: { id: eventId }, data: { note: 'rewritten' } })).rejects.toThrow(/append-only/);
+      await expect(service.prisma.auditEvent.updateMany({ where: { id: eventId }, data: { note: 'rewritten' } })).rejects.toThrow(
+        /append-only/,
+      );
       await expect(service.prisma.auditEvent.deleteMany({ where: { id: eventId } })).rejects.toThrow(/append-only/);
       expect(await service.prisma.auditEvent.findUniqueOrThrow({ where: { id: eventId } })).toMatchObject({ note: 'checked' });
     });
@@ -80,7 +82,14 @@ describe('the audit trail', () => {
       const byActor = await finance.auditEvents({ actor });
       expect(byActor.status).toBe(200);
       expect(byActor.body.items.map((e: { resourceId: string }) => e.resourceId)).toEqual([...ids].reverse());
-      expect(byActor.body.items[0]).toMatchObject({ actor, action: 'order.resolved', resourceType: 'order', note: 'decision 2', requestId: expect.any(String), details: { fromStatus: 'UNKNOWN', toStatus: 'SUCCEEDED' } });
+      expect(byActor.body.items[0]).toMatchObject({
+        actor,
+        action: 'order.resolved',
+        resourceType: 'order',
+        note: 'decision 2',
+        requestId: expect.any(String),
+        details: { fromStatus: 'UNKNOWN', toStatus: 'SUCCEEDED' },
+      });
 
       // Pages of one, following nextCursor to the end.
       const seen: string[] = [];
@@ -93,7 +102,9 @@ describe('the audit trail', () => {
       } while (cursor);
       expect(seen).toEqual([...ids].reverse());
 
-      expect((await finance.auditEvents({ resourceId: ids[1] })).body.items).toEqual([expect.objectContaining({ actor, resourceId: ids[1], note: 'decision 1' })]);
+      expect((await finance.auditEvents({ resourceId: ids[1] })).body.items).toEqual([
+        expect.objectContaining({ actor, resourceId: ids[1], note: 'decision 1' }),
+      ]);
       expect((await finance.auditEvents({ actor, action: 'order.review_cleared' })).body.items).toEqual([]);
       expect((await finance.auditEvents({ actor, action: 'order.resolved', from: start })).body.items).toHaveLength(3);
       expect((await finance.auditEvents({ actor, to: start })).body.items).toEqual([]);
@@ -103,7 +114,13 @@ describe('the audit trail', () => {
       expect((await admin.auditEvents()).status).toBe(200);
       const buyer = await customer(service);
       expect((await adminCalls(service, buyer.token).auditEvents()).status).toBe(403);
-      for (const query of [{ action: 'order.deleted' }, { cursor: 'not-a-cursor' }, { from: 'yesterday' }, { limit: '201' }, { actor: 'a\u0000b' }] as Record<string, string>[]) {
+      for (const query of [
+        { action: 'order.deleted' },
+        { cursor: 'not-a-cursor' },
+        { from: 'yesterday' },
+        { limit: '201' },
+        { actor: 'a\u0000b' },
+      ] as Record<string, string>[]) {
         const res = await finance.auditEvents(query);
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toMatch(/problem\+json/);
@@ -150,8 +167,17 @@ describe('the audit trail', () => {
 
       const events = (await finance.auditEvents({ actor: financeSub, action: 'orders.exported' })).body.items;
       expect(events).toHaveLength(2);
-      expect(events[0]).toMatchObject({ actor: financeSub, resourceType: 'orders_export', resourceId: null, requestId: plain.headers['x-request-id'], details: { filters: { status: 'UNKNOWN' }, bom: false } });
-      expect(events[1]).toMatchObject({ requestId: withBom.headers['x-request-id'], details: { filters: { status: 'UNKNOWN', currency: 'XAF' }, bom: true } });
+      expect(events[0]).toMatchObject({
+        actor: financeSub,
+        resourceType: 'orders_export',
+        resourceId: null,
+        requestId: plain.headers['x-request-id'],
+        details: { filters: { status: 'UNKNOWN' }, bom: false },
+      });
+      expect(events[1]).toMatchObject({
+        requestId: withBom.headers['x-request-id'],
+        details: { filters: { status: 'UNKNOWN', currency: 'XAF' }, bom: true },
+      });
     });
 
     it('a refused export (customer) is not recorded', async () => {

@@ -27,7 +27,9 @@ describe('card data at rest', () => {
       WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`;
     const lines: string[] = [];
     for (const { name } of tables) {
-      const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(t)::text AS row FROM "${name.replace(/"/g, '""')}" t`);
+      const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(
+        `SELECT row_to_json(t)::text AS row FROM "${name.replace(/"/g, '""')}" t`,
+      );
       for (const { row } of rows) lines.push(`${name}: ${row}`);
     }
     return { tables: tables.map((t) => t.name), text: lines.join('\n') };
@@ -48,7 +50,11 @@ describe('card data at rest', () => {
     baseline = (await dumpDatabase()).text;
 
     // Cards in two currencies, read back (the provider sends the full number on every read).
-    for (const body of [{ balance: '5000', currency: 'XAF' }, { balance: '12.50', currency: 'EUR' }, { balance: 0, currency: 'USD' }]) {
+    for (const body of [
+      { balance: '5000', currency: 'XAF' },
+      { balance: '12.50', currency: 'EUR' },
+      { balance: 0, currency: 'USD' },
+    ]) {
       const { cardUser, card } = await userWithCard(alice, body);
       numbers.push(card.cardNumber);
       cvvs.push(card.cvv);
@@ -74,21 +80,36 @@ describe('card data at rest', () => {
 
     // The provider misbehaving with card data in its answers.
     const stray = { number: foreignCardNumber(), cvv: '987' };
-    sandbox.state.injectFault({ path: `/api/action/card/${cardUser.providerUserId}`, method: 'POST', status: 200, body: { card_number: stray.number, cvv: stray.cvv, expiry: '01/30' } });
+    sandbox.state.injectFault({
+      path: `/api/action/card/${cardUser.providerUserId}`,
+      method: 'POST',
+      status: 200,
+      body: { card_number: stray.number, cvv: stray.cvv, expiry: '01/30' },
+    });
     const unreadable = await alice.createCard(cardUser.id, { balance: '1', currency: 'XAF' });
     expect(unreadable.body).toMatchObject({ code: 'provider_bad_response', operationStatus: 'UNKNOWN' });
     const rejected = { number: foreignCardNumber(), cvv: '654' };
-    sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, status: 400, body: { error: 400, message: 'Refused', card_number: rejected.number, cvv: rejected.cvv } });
+    sandbox.state.injectFault({
+      path: `/api/action/card/transaction/${card.providerCardId}`,
+      status: 400,
+      body: { error: 400, message: 'Refused', card_number: rejected.number, cvv: rejected.cvv },
+    });
     expect((await alice.unfreeze(card.id)).body).toMatchObject({ code: 'provider_rejected', operationStatus: 'FAILED' });
     const failing = { number: foreignCardNumber() };
-    sandbox.state.injectFault({ path: `/api/action/card/${card.providerCardId}`, method: 'GET', status: 500, body: { message: 'boom', card_number: failing.number } });
+    sandbox.state.injectFault({
+      path: `/api/action/card/${card.providerCardId}`,
+      method: 'GET',
+      status: 500,
+      body: { message: 'boom', card_number: failing.number },
+    });
     expect((await alice.getCard(card.id)).body.refreshed).toBe(false);
     // A creation whose answer is lost: the provider made a card that nobody was shown.
     sandbox.state.injectFault({ path: `/api/action/card/${cardUser.providerUserId}`, method: 'POST', delayMs: 1000 });
     expect((await alice.createCard(cardUser.id, { balance: '2', currency: 'XAF' })).status).toBe(504);
     expect((await alice.terminate(card.id)).status).toBe(200);
     // The sandbox makes that card once its delay is over.
-    for (const deadline = Date.now() + 5000; sandbox.state.cards.size < 6 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    for (const deadline = Date.now() + 5000; sandbox.state.cards.size < 6 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 50));
     expect(sandbox.state.cards.size).toBe(6);
 
     numbers.push(stray.number, rejected.number, failing.number);
@@ -122,7 +143,8 @@ describe('card data at rest', () => {
     // No "cvv" member holding a value, and none of the CVVs seen as a JSON string value that was
     // not already in the database before the test (other areas may hold short numeric strings).
     expect(text).not.toMatch(/"cvv"\s*:\s*"(?!\[REDACTED\])/i);
-    for (const cvv of new Set(cvvs)) expect({ cvv, occurrences: count(text, `"${cvv}"`) }).toEqual({ cvv, occurrences: count(baseline, `"${cvv}"`) });
+    for (const cvv of new Set(cvvs))
+      expect({ cvv, occurrences: count(text, `"${cvv}"`) }).toEqual({ cvv, occurrences: count(baseline, `"${cvv}"`) });
     // Nothing shaped like a card number at all: no JSON string of 13 to 19 digits passing Luhn.
     const shaped = [...text.matchAll(/"(\d{13,19})"/g)].map((m) => m[1]).filter(isLuhnValid);
     expect(shaped).toEqual([]);
@@ -131,7 +153,9 @@ describe('card data at rest', () => {
   it('identity document numbers are only stored encrypted: not in any table, call log or log line in clear', async () => {
     const idNumbers = (await service.prisma.cardUser.findMany({ select: { id: true } })).length;
     expect(idNumbers).toBeGreaterThan(0);
-    const sent = sandbox.state.requests.filter((r) => r.path === '/api/action/card/user').map((r) => (r.body as { id_number: string }).id_number);
+    const sent = sandbox.state.requests
+      .filter((r) => r.path === '/api/action/card/user')
+      .map((r) => (r.body as { id_number: string }).id_number);
     expect(sent.length).toBeGreaterThan(0);
     const { text } = await dumpDatabase();
     for (const idNumber of sent) {
@@ -157,7 +181,21 @@ describe('card data at rest', () => {
       expect(card.last4).toMatch(/^\d{4}$/);
       expect(card.expiry).toMatch(/^\d{2}\/\d{2}$/);
       expect(Object.keys(card).sort()).toEqual(
-        ['balanceSyncedAt', 'cardUserId', 'createdAt', 'currency', 'expiry', 'id', 'last4', 'lastKnownBalance', 'ownerId', 'providerCardId', 'status', 'terminatedAt', 'updatedAt'].sort(),
+        [
+          'balanceSyncedAt',
+          'cardUserId',
+          'createdAt',
+          'currency',
+          'expiry',
+          'id',
+          'last4',
+          'lastKnownBalance',
+          'ownerId',
+          'providerCardId',
+          'status',
+          'terminatedAt',
+          'updatedAt',
+        ].sort(),
       );
     }
   });

@@ -50,9 +50,13 @@ describe('virtual cards in the OpenAPI document', () => {
 
   it('the Idempotency-Key header is required where money moves or a provider object is created, and only there', () => {
     const keyed = (method: string, path: string) =>
-      (document.paths[path][method].parameters ?? []).some((p: { in: string; name: string; required: boolean }) => p.in === 'header' && p.name === 'Idempotency-Key' && p.required);
+      (document.paths[path][method].parameters ?? []).some(
+        (p: { in: string; name: string; required: boolean }) => p.in === 'header' && p.name === 'Idempotency-Key' && p.required,
+      );
     for (const [method, path] of routes) {
-      const expected = ['/v1/card-users', '/v1/card-users/{id}/cards', '/v1/cards/{id}/topup', '/v1/cards/{id}/withdraw'].includes(path) && method === 'post';
+      const expected =
+        ['/v1/card-users', '/v1/card-users/{id}/cards', '/v1/cards/{id}/topup', '/v1/cards/{id}/withdraw'].includes(path) &&
+        method === 'post';
       expect({ method, path, keyed: keyed(method, path) }).toEqual({ method, path, keyed: expected });
     }
   });
@@ -60,7 +64,22 @@ describe('virtual cards in the OpenAPI document', () => {
   it('the card-user body names our camelCase fields; the created card documents its one-time secrets', () => {
     const createUser = document.components.schemas.CreateCardUserDto;
     expect(Object.keys(createUser.properties)).toEqual(
-      expect.arrayContaining(['firstName', 'lastName', 'email', 'countryCode', 'contact', 'dob', 'isBusiness', 'billingAddress', 'billingCity', 'billingCountry', 'idNumber', 'businessName', 'billingState', 'billingPostalCode']),
+      expect.arrayContaining([
+        'firstName',
+        'lastName',
+        'email',
+        'countryCode',
+        'contact',
+        'dob',
+        'isBusiness',
+        'billingAddress',
+        'billingCity',
+        'billingCountry',
+        'idNumber',
+        'businessName',
+        'billingState',
+        'billingPostalCode',
+      ]),
     );
     expect(createUser.required).toEqual(expect.arrayContaining(['email', 'countryCode', 'dob', 'contact']));
     const created = document.components.schemas.CreatedCardDto;

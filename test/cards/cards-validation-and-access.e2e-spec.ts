@@ -37,7 +37,13 @@ describe('virtual cards: invalid input and who may do what', () => {
   function expectValidationProblem(res: request.Response, fields: string[]) {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(PROBLEM_JSON);
-    expect(res.body).toMatchObject({ status: 400, code: 'validation_failed', requestId: expect.any(String), type: expect.any(String), title: expect.any(String) });
+    expect(res.body).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      requestId: expect.any(String),
+      type: expect.any(String),
+      title: expect.any(String),
+    });
     expect([...new Set(res.body.errors.map((e: { field: string }) => e.field))].sort()).toEqual([...fields].sort());
     for (const error of res.body.errors) expect(error.message).toEqual(expect.any(String));
   }

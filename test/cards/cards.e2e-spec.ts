@@ -211,10 +211,23 @@ describe('virtual cards end to end', () => {
       expect(res.body.note).toMatch(/shown only/);
 
       const row = await service.prisma.card.findUniqueOrThrow({ where: { id: res.body.id } });
-      expect(row).toMatchObject({ last4: providerCard.card_number.slice(-4), expiry: providerCard.expiry, currency: 'XAF', status: 'ACTIVE', providerCardId: providerCard.card_id });
+      expect(row).toMatchObject({
+        last4: providerCard.card_number.slice(-4),
+        expiry: providerCard.expiry,
+        currency: 'XAF',
+        status: 'ACTIVE',
+        providerCardId: providerCard.card_id,
+      });
       expect(row.lastKnownBalance?.toFixed()).toBe('5000');
       const operation = await service.prisma.cardOperation.findUniqueOrThrow({ where: { id: res.body.operationId } });
-      expect(operation).toMatchObject({ kind: 'CREATE', status: 'SUCCEEDED', requestedBy: alice.sub, cardId: res.body.id, cardUserId: cardUser.id, currency: 'XAF' });
+      expect(operation).toMatchObject({
+        kind: 'CREATE',
+        status: 'SUCCEEDED',
+        requestedBy: alice.sub,
+        cardId: res.body.id,
+        cardUserId: cardUser.id,
+        currency: 'XAF',
+      });
       expect(operation.completedAt).toBeInstanceOf(Date);
       expect(JSON.stringify(operation.providerResponse)).not.toContain(providerCard.card_number);
       expect(JSON.stringify(operation.providerResponse)).not.toContain(`"${providerCard.cvv}"`);
@@ -244,7 +257,13 @@ describe('virtual cards end to end', () => {
       expect(replay.headers['cache-control']).toBe('no-store');
       expect(replay.body).not.toHaveProperty('cardNumber');
       expect(replay.body).not.toHaveProperty('cvv');
-      expect(replay.body).toMatchObject({ id: first.body.id, last4: first.body.last4, maskedNumber: first.body.maskedNumber, secretsShownOnce: true, note: 'cardNumber and cvv are shown only in the first answer' });
+      expect(replay.body).toMatchObject({
+        id: first.body.id,
+        last4: first.body.last4,
+        maskedNumber: first.body.maskedNumber,
+        secretsShownOnce: true,
+        note: 'cardNumber and cvv are shown only in the first answer',
+      });
       expect(JSON.stringify(replay.body)).not.toContain(first.body.cardNumber);
       expect(calls()).toBe(1);
       const stored = await service.prisma.idempotencyRecord.findMany({ where: { key } });
@@ -258,7 +277,15 @@ describe('virtual cards end to end', () => {
       expect(res.status).toBe(200);
       const req = requestsTo(`/api/action/card/${card.providerCardId}`, 'GET').at(-1)!;
       expectProviderAuth(req);
-      expect(res.body).toMatchObject({ id: card.id, maskedNumber: `**** **** **** ${card.last4}`, balance: '4321', status: 'ACTIVE', currency: 'XAF', refreshed: true, balanceSyncedAt: expect.any(String) });
+      expect(res.body).toMatchObject({
+        id: card.id,
+        maskedNumber: `**** **** **** ${card.last4}`,
+        balance: '4321',
+        status: 'ACTIVE',
+        currency: 'XAF',
+        refreshed: true,
+        balanceSyncedAt: expect.any(String),
+      });
       expect(res.body).not.toHaveProperty('cardNumber');
       expect(res.body).not.toHaveProperty('cvv');
       expect(JSON.stringify(res.body)).not.toContain(card.cardNumber);
@@ -296,9 +323,26 @@ describe('virtual cards end to end', () => {
       expect(calls[0].body).toBeNull();
 
       const tx = sandbox.state.cards.get(card.providerCardId)!.transactions.at(-1)!;
-      expect(res.body).toMatchObject({ operationId: expect.any(String), newBalance: '7500', providerTransactionId: tx.transaction_id, kind: 'TOPUP', status: 'SUCCEEDED', amount: '2500', currency: 'XAF', requestedBy: alice.sub, cardStatus: 'ACTIVE' });
+      expect(res.body).toMatchObject({
+        operationId: expect.any(String),
+        newBalance: '7500',
+        providerTransactionId: tx.transaction_id,
+        kind: 'TOPUP',
+        status: 'SUCCEEDED',
+        amount: '2500',
+        currency: 'XAF',
+        requestedBy: alice.sub,
+        cardStatus: 'ACTIVE',
+      });
       const operation = await service.prisma.cardOperation.findUniqueOrThrow({ where: { id: res.body.operationId } });
-      expect(operation).toMatchObject({ kind: 'TOPUP', status: 'SUCCEEDED', requestedBy: alice.sub, cardId: card.id, providerTransactionId: tx.transaction_id, failureReason: null });
+      expect(operation).toMatchObject({
+        kind: 'TOPUP',
+        status: 'SUCCEEDED',
+        requestedBy: alice.sub,
+        cardId: card.id,
+        providerTransactionId: tx.transaction_id,
+        failureReason: null,
+      });
       expect(operation.amount?.toFixed()).toBe('2500');
       expect(operation.newBalance?.toFixed()).toBe('7500');
       expect(operation.providerResponse).toEqual({ new_balance: '7500', transaction_id: tx.transaction_id });
@@ -310,15 +354,37 @@ describe('virtual cards end to end', () => {
       const { card } = await userWithCard(alice, { balance: '20.00', currency: 'EUR' });
       const res = await alice.withdraw(card.id, 7.5);
       expect(res.status).toBe(200);
-      expect(operationCalls(card.providerCardId).at(-1)!.query).toEqual({ [PARAMS.operation]: 'withdraw', [PARAMS.amount]: '7.50', [PARAMS.currency]: 'EUR' });
-      expect(res.body).toMatchObject({ newBalance: '12.50', kind: 'WITHDRAW', amount: '7.50', status: 'SUCCEEDED', providerTransactionId: expect.any(String) });
+      expect(operationCalls(card.providerCardId).at(-1)!.query).toEqual({
+        [PARAMS.operation]: 'withdraw',
+        [PARAMS.amount]: '7.50',
+        [PARAMS.currency]: 'EUR',
+      });
+      expect(res.body).toMatchObject({
+        newBalance: '12.50',
+        kind: 'WITHDRAW',
+        amount: '7.50',
+        status: 'SUCCEEDED',
+        providerTransactionId: expect.any(String),
+      });
 
       const refused = await alice.withdraw(card.id, '100');
       expect(refused.status).toBe(422);
       expect(refused.headers['content-type']).toMatch(/problem\+json/);
-      expect(refused.body).toMatchObject({ code: 'provider_rejected', providerMessage: 'Insufficient balance', operationId: expect.any(String), operationStatus: 'FAILED', outcomeKnown: true });
+      expect(refused.body).toMatchObject({
+        code: 'provider_rejected',
+        providerMessage: 'Insufficient balance',
+        operationId: expect.any(String),
+        operationStatus: 'FAILED',
+        outcomeKnown: true,
+      });
       const failed = await alice.operation(refused.body.operationId);
-      expect(failed.body).toMatchObject({ kind: 'WITHDRAW', status: 'FAILED', failureReason: 'Insufficient balance', amount: '100.00', completedAt: expect.any(String) });
+      expect(failed.body).toMatchObject({
+        kind: 'WITHDRAW',
+        status: 'FAILED',
+        failureReason: 'Insufficient balance',
+        amount: '100.00',
+        completedAt: expect.any(String),
+      });
     });
 
     it('freeze and unfreeze: disabled / enabled at the provider; money does not move on a frozen card; asking twice is harmless', async () => {
@@ -394,13 +460,26 @@ describe('virtual cards end to end', () => {
       expect(res.body).toEqual({
         cardId: card.id,
         operationId: expect.any(String),
-        items: [{ transactionId: topup.transaction_id, type: 'topup', amount: '100', currency: 'XAF', balanceAfter: '5100', createdAt: topup.created_at }],
+        items: [
+          {
+            transactionId: topup.transaction_id,
+            type: 'topup',
+            amount: '100',
+            currency: 'XAF',
+            balanceAfter: '5100',
+            createdAt: topup.created_at,
+          },
+        ],
         nextCursor: expect.any(String),
       });
       const next = await alice.transactions(card.id, { limit: '1', cursor: res.body.nextCursor });
       expect(next.body.items).toEqual([expect.objectContaining({ type: 'withdraw', amount: '40', balanceAfter: '5060' })]);
       expect(next.body.nextCursor).toBeNull();
-      expect((await alice.operation(res.body.operationId)).body).toMatchObject({ kind: 'TRANSACTIONS', status: 'SUCCEEDED', requestedBy: alice.sub });
+      expect((await alice.operation(res.body.operationId)).body).toMatchObject({
+        kind: 'TRANSACTIONS',
+        status: 'SUCCEEDED',
+        requestedBy: alice.sub,
+      });
     });
 
     it('GET /v1/cards/{id}/operations and /v1/card-users/{id}/operations: who asked what, newest first', async () => {
@@ -410,7 +489,9 @@ describe('virtual cards end to end', () => {
       const ops = await alice.cardOperations(card.id);
       expect(ops.status).toBe(200);
       expect(ops.body.items.map((o: { kind: string }) => o.kind)).toEqual(['FREEZE', 'TOPUP', 'CREATE']);
-      expect(ops.body.items.every((o: { requestedBy: string; status: string }) => o.requestedBy === alice.sub && o.status === 'SUCCEEDED')).toBe(true);
+      expect(
+        ops.body.items.every((o: { requestedBy: string; status: string }) => o.requestedBy === alice.sub && o.status === 'SUCCEEDED'),
+      ).toBe(true);
       const topups = await alice.cardOperations(card.id, { kind: 'TOPUP' });
       expect(topups.body.items).toHaveLength(1);
       const byUser = await alice.cardUserOperations(cardUser.id, { limit: '2' });
@@ -444,7 +525,10 @@ describe('virtual cards end to end', () => {
 
     it('a top-up needs an Idempotency-Key', async () => {
       const { card } = await userWithCard(alice);
-      const res = await request(service.server).post(`/v1/cards/${card.id}/topup`).auth(alice.token, { type: 'bearer' }).send({ amount: '1' });
+      const res = await request(service.server)
+        .post(`/v1/cards/${card.id}/topup`)
+        .auth(alice.token, { type: 'bearer' })
+        .send({ amount: '1' });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('idempotency_key_required');
       expect(operationCalls(card.providerCardId)).toHaveLength(0);
@@ -457,13 +541,28 @@ describe('virtual cards end to end', () => {
       const res = await alice.topUp(card.id, '900', key);
       expect(res.status).toBe(504);
       expect(res.headers['content-type']).toMatch(/problem\+json/);
-      expect(res.body).toMatchObject({ code: 'provider_timeout', outcomeKnown: false, operationId: expect.any(String), operationStatus: 'UNKNOWN' });
+      expect(res.body).toMatchObject({
+        code: 'provider_timeout',
+        outcomeKnown: false,
+        operationId: expect.any(String),
+        operationStatus: 'UNKNOWN',
+      });
       expect(res.body.detail).toContain(res.body.operationId);
 
       const operation = await alice.operation(res.body.operationId);
       expect(operation.status).toBe(200);
-      expect(operation.body).toMatchObject({ kind: 'TOPUP', status: 'UNKNOWN', amount: '900', requestedBy: alice.sub, cardId: card.id, completedAt: expect.any(String), failureReason: expect.stringMatching(/unknown/) });
-      expect((await alice.cardOperations(card.id, { status: 'UNKNOWN' })).body.items.map((o: { operationId: string }) => o.operationId)).toEqual([res.body.operationId]);
+      expect(operation.body).toMatchObject({
+        kind: 'TOPUP',
+        status: 'UNKNOWN',
+        amount: '900',
+        requestedBy: alice.sub,
+        cardId: card.id,
+        completedAt: expect.any(String),
+        failureReason: expect.stringMatching(/unknown/),
+      });
+      expect(
+        (await alice.cardOperations(card.id, { status: 'UNKNOWN' })).body.items.map((o: { operationId: string }) => o.operationId),
+      ).toEqual([res.body.operationId]);
 
       const retry = await alice.topUp(card.id, '900', key);
       expect(retry.status).toBe(504);
@@ -473,7 +572,12 @@ describe('virtual cards end to end', () => {
 
     it('a 500 from the provider is UNKNOWN too (502), never FAILED', async () => {
       const { card } = await userWithCard(alice);
-      sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, status: 500, rawBody: '<html>boom</html>', contentType: 'text/html' });
+      sandbox.state.injectFault({
+        path: `/api/action/card/transaction/${card.providerCardId}`,
+        status: 500,
+        rawBody: '<html>boom</html>',
+        contentType: 'text/html',
+      });
       const res = await alice.withdraw(card.id, '5');
       expect(res.status).toBe(502);
       expect(res.body).toMatchObject({ code: 'provider_unavailable', operationStatus: 'UNKNOWN' });
@@ -488,7 +592,16 @@ describe('virtual cards end to end', () => {
       expect(res.body).toMatchObject({ code: 'provider_timeout', operationStatus: 'UNKNOWN', operationId: expect.any(String) });
       expect(res.body).not.toHaveProperty('cardNumber');
       const ops = await alice.cardUserOperations(cardUser.id);
-      expect(ops.body.items).toEqual([expect.objectContaining({ operationId: res.body.operationId, kind: 'CREATE', status: 'UNKNOWN', cardId: null, amount: '10', currency: 'XAF' })]);
+      expect(ops.body.items).toEqual([
+        expect.objectContaining({
+          operationId: res.body.operationId,
+          kind: 'CREATE',
+          status: 'UNKNOWN',
+          cardId: null,
+          amount: '10',
+          currency: 'XAF',
+        }),
+      ]);
       expect(await service.prisma.card.count({ where: { cardUserId: cardUser.id } })).toBe(0);
     });
   });

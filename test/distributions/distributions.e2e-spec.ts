@@ -39,7 +39,9 @@ describe('distributions end to end', () => {
     ...overrides,
   });
   const storedShares = async (id: string) =>
-    (await hosts.service.prisma.distributionShare.findMany({ where: { distributionId: id }, orderBy: { position: 'asc' } })).map((s) => s.shareMinor);
+    (await hosts.service.prisma.distributionShare.findMany({ where: { distributionId: id }, orderBy: { position: 'asc' } })).map(
+      (s) => s.shareMinor,
+    );
 
   beforeAll(async () => {
     hosts = await startLinkHosts({ PROVIDER_TIMEOUT_MS: '500' });
@@ -110,13 +112,23 @@ describe('distributions end to end', () => {
       expect(hosts.base.state.requestsTo('/api/agent/link/*')).toHaveLength(0);
 
       const row = await hosts.service.prisma.distribution.findUniqueOrThrow({ where: { id: res.body.id } });
-      expect(row).toMatchObject({ kind: 'init', status: 'ACCEPTED', currency: 'XAF', createdBy: admin.sub, receiverShareMinor: 0n, failureReason: null });
+      expect(row).toMatchObject({
+        kind: 'init',
+        status: 'ACCEPTED',
+        currency: 'XAF',
+        createdBy: admin.sub,
+        receiverShareMinor: 0n,
+        failureReason: null,
+      });
       expect(row.amount.toFixed()).toBe('10000');
       expect(row.providerRequest).toEqual(sent.body);
       expect(row.providerResponse).toEqual({ success: true, message: 'Transaction initialised successfully' });
       expect(row.completedAt).toBeInstanceOf(Date);
       expect(await storedShares(res.body.id)).toEqual([3333n, 3333n, 3334n]);
-      const rates = await hosts.service.prisma.distributionShare.findMany({ where: { distributionId: res.body.id }, orderBy: { position: 'asc' } });
+      const rates = await hosts.service.prisma.distributionShare.findMany({
+        where: { distributionId: res.body.id },
+        orderBy: { position: 'asc' },
+      });
       expect(rates.map((s) => [s.matricule, s.rate.toFixed()])).toEqual([
         [m[0], '33.33'],
         [m[1], '33.33'],
@@ -128,8 +140,13 @@ describe('distributions end to end', () => {
       const body = initBody();
       hosts.link.state.injectFault({ path: '/api/agent/link/init', delayMs: 300 });
       const pending = admin.createInit(body).then((res) => res);
-      await hosts.link.state.waitForRequest((r) => r.path === '/api/agent/link/init' && (r.body as { payment_id?: string }).payment_id === body.paymentId);
-      const during = await hosts.service.prisma.distribution.findUniqueOrThrow({ where: { paymentId: body.paymentId }, include: { shares: true } });
+      await hosts.link.state.waitForRequest(
+        (r) => r.path === '/api/agent/link/init' && (r.body as { payment_id?: string }).payment_id === body.paymentId,
+      );
+      const during = await hosts.service.prisma.distribution.findUniqueOrThrow({
+        where: { paymentId: body.paymentId },
+        include: { shares: true },
+      });
       expect(during.status).toBe('PENDING');
       expect(during.completedAt).toBeNull();
       expect(during.shares.map((s) => s.shareMinor).sort()).toEqual([3333n, 3333n, 3334n]);
@@ -162,10 +179,22 @@ describe('distributions end to end', () => {
     it('is deterministic: the same request gives the same shares every time', async () => {
       const results = [];
       for (let i = 0; i < 3; i++) {
-        const res = await admin.createInit(initBody({ amount: '1', distribution: [{ matricule: m[0], rate: 50 }, { matricule: m[1], rate: 50 }] }));
+        const res = await admin.createInit(
+          initBody({
+            amount: '1',
+            distribution: [
+              { matricule: m[0], rate: 50 },
+              { matricule: m[1], rate: 50 },
+            ],
+          }),
+        );
         results.push(res.body.distribution.map((d: { share: string }) => d.share));
       }
-      expect(results).toEqual([['1', '0'], ['1', '0'], ['1', '0']]);
+      expect(results).toEqual([
+        ['1', '0'],
+        ['1', '0'],
+        ['1', '0'],
+      ]);
     });
 
     it('a paymentId already used: 409 distribution_payment_id_exists and no second provider call', async () => {
@@ -183,7 +212,11 @@ describe('distributions end to end', () => {
       const body = initBody({ distribution: [{ matricule: 'MAT00000000', rate: 10 }] });
       const res = await admin.createInit(body);
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ status: 'REJECTED', failureReason: 'Unknown matricule MAT00000000', providerMessage: 'Unknown matricule MAT00000000' });
+      expect(res.body).toMatchObject({
+        status: 'REJECTED',
+        failureReason: 'Unknown matricule MAT00000000',
+        providerMessage: 'Unknown matricule MAT00000000',
+      });
       const row = await hosts.service.prisma.distribution.findUniqueOrThrow({ where: { id: res.body.id } });
       expect(row.providerResponse).toEqual({ success: false, message: 'Unknown matricule MAT00000000' });
       expect(row.status).toBe('REJECTED');
@@ -266,7 +299,16 @@ describe('distributions end to end', () => {
       ['a rate with more than 2 decimals', { distribution: entries([0, '10'], [1, '33.333']) }, 'distribution[1].rate'],
       ['a rate above 100', { distribution: entries([0, 100.5]) }, 'distribution[0].rate'],
       ['a rate that is not a number', { distribution: entries([0, 'ten']) }, 'distribution[0].rate'],
-      ['a duplicate matricule', { distribution: [{ matricule: 'MAT_A', rate: 10 }, { matricule: 'MAT_A', rate: 20 }] }, 'distribution[1].matricule'],
+      [
+        'a duplicate matricule',
+        {
+          distribution: [
+            { matricule: 'MAT_A', rate: 10 },
+            { matricule: 'MAT_A', rate: 20 },
+          ],
+        },
+        'distribution[1].matricule',
+      ],
       ['rates summing to 100.01', { distribution: entries([0, '50'], [1, '50.01']) }, 'distribution'],
       ['an empty list', { distribution: [] }, 'distribution'],
       ['no list', { distribution: undefined }, 'distribution'],
@@ -295,10 +337,29 @@ describe('distributions end to end', () => {
     it.each([
       ['no payer', { payer: undefined }, 'payer'],
       ['a rate above 100', { distribution: [{ matricule: 'MAT_F1', rate: '100.01' }] }, 'distribution[0].rate'],
-      ['rates summing to 100.01', { distribution: [{ matricule: 'MAT_F1', rate: 0.01 }, { matricule: 'MAT_F2', rate: 100 }] }, 'distribution'],
+      [
+        'rates summing to 100.01',
+        {
+          distribution: [
+            { matricule: 'MAT_F1', rate: 0.01 },
+            { matricule: 'MAT_F2', rate: 100 },
+          ],
+        },
+        'distribution',
+      ],
       ['an empty list', { distribution: [] }, 'distribution'],
       ['an XAF amount with decimals', { currency: 'XAF', amount: 10.5 }, 'amount'],
-      ['a duplicate matricule', { distribution: [{ matricule: 'MAT_B', rate: 1 }, { matricule: 'MAT_C', rate: 1 }, { matricule: 'MAT_B', rate: 1 }] }, 'distribution[2].matricule'],
+      [
+        'a duplicate matricule',
+        {
+          distribution: [
+            { matricule: 'MAT_B', rate: 1 },
+            { matricule: 'MAT_C', rate: 1 },
+            { matricule: 'MAT_B', rate: 1 },
+          ],
+        },
+        'distribution[2].matricule',
+      ],
     ])('fiat: %s', async (_name, overrides, field) => {
       const calls = providerCalls();
       const res = await admin.createFiat(fiatBody(overrides));
@@ -309,9 +370,22 @@ describe('distributions end to end', () => {
 
     it('reports every field at once, and a refused request frees its Idempotency-Key', async () => {
       const key = randomUUID();
-      const bad = await admin.createInit(initBody({ amount: '1.5', distribution: [{ matricule: 'MAT_D', rate: 60 }, { matricule: 'MAT_D', rate: 50 }] }), key);
+      const bad = await admin.createInit(
+        initBody({
+          amount: '1.5',
+          distribution: [
+            { matricule: 'MAT_D', rate: 60 },
+            { matricule: 'MAT_D', rate: 50 },
+          ],
+        }),
+        key,
+      );
       expect(bad.status).toBe(400);
-      expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['amount', 'distribution', 'distribution[1].matricule']);
+      expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        'amount',
+        'distribution',
+        'distribution[1].matricule',
+      ]);
       const good = await admin.createInit(initBody(), key);
       expect(good.status).toBe(201);
     });
@@ -468,10 +542,17 @@ describe('distributions end to end', () => {
         expect(doc.paths[path]?.[method]?.security).toEqual([{ bearer: [] }]);
       }
       const init = doc.paths['/v1/distributions'].post;
-      expect(init.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]));
+      expect(init.parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]),
+      );
       const schema = doc.components.schemas.CreateInitDistributionDto;
       expect(Object.keys(schema.properties).sort()).toEqual(['amount', 'currency', 'distribution', 'paymentId', 'paymentReceiver']);
-      expect(Object.keys(doc.components.schemas.CreateFiatDistributionDto.properties).sort()).toEqual(['amount', 'currency', 'distribution', 'payer']);
+      expect(Object.keys(doc.components.schemas.CreateFiatDistributionDto.properties).sort()).toEqual([
+        'amount',
+        'currency',
+        'distribution',
+        'payer',
+      ]);
       expect(Object.keys(doc.components.schemas.WalletLinkDto.properties)).not.toContain('apikey');
     });
 

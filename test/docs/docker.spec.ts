@@ -143,9 +143,16 @@ describe('the Dockerfile', () => {
   });
 
   it('keeps local configuration, dependencies and build output out of the build context', () => {
-    const ignored = read('.dockerignore').split(/\r?\n/).map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split(/\r?\n/)
+      .map((l) => l.trim());
     for (const entry of ['.env', 'node_modules', 'dist', '.git', '.data']) expect(ignored).toContain(entry);
-    expect(all.filter((i) => i.name === 'COPY' || i.name === 'ADD').map((i) => i.args).join('\n')).not.toMatch(/(^|\s)\.env\b/);
+    expect(
+      all
+        .filter((i) => i.name === 'COPY' || i.name === 'ADD')
+        .map((i) => i.args)
+        .join('\n'),
+    ).not.toMatch(/(^|\s)\.env\b/);
   });
 });
 
@@ -154,7 +161,8 @@ describe('docker-compose.yml', () => {
   const services = compose.services as Record<string, Record<string, any>>;
   const env = (service: string) => services[service].environment as Record<string, YamlValue>;
   const asStrings = (values: Record<string, YamlValue>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
-  const command = (service: string) => (Array.isArray(services[service].command) ? services[service].command.join(' ') : String(services[service].command));
+  const command = (service: string) =>
+    Array.isArray(services[service].command) ? services[service].command.join(' ') : String(services[service].command);
 
   it('has PostgreSQL 16 with a volume and a health check', () => {
     const postgres = services.postgres;
@@ -217,7 +225,19 @@ describe('docker-compose.yml', () => {
 describe('the compose file reader', () => {
   it('reads anchors, merge keys, aliases, flow lists and quoted scalars', () => {
     const doc = parseYaml(
-      ['x: &base', '  a: 1', '  b: "two" # comment', 's:', '  <<: *base', '  b: three', '  c: ["x", "y"]', "  d: 'it''s'", '  e:', '    - 1:2', '    - "3:4"'].join('\n'),
+      [
+        'x: &base',
+        '  a: 1',
+        '  b: "two" # comment',
+        's:',
+        '  <<: *base',
+        '  b: three',
+        '  c: ["x", "y"]',
+        "  d: 'it''s'",
+        '  e:',
+        '    - 1:2',
+        '    - "3:4"',
+      ].join('\n'),
     );
     expect(doc).toEqual({ x: { a: 1, b: 'two' }, s: { a: 1, b: 'three', c: ['x', 'y'], d: "it's", e: ['1:2', '3:4'] } });
   });

@@ -100,7 +100,11 @@ export function parseYaml(source: string): YamlValue {
 
   const list = (indent: number): YamlValue[] => {
     const result: YamlValue[] = [];
-    while (position < lines.length && lines[position].indent === indent && (lines[position].text === '-' || lines[position].text.startsWith('- '))) {
+    while (
+      position < lines.length &&
+      lines[position].indent === indent &&
+      (lines[position].text === '-' || lines[position].text.startsWith('- '))
+    ) {
       const line = lines[position++];
       const rest = line.text.slice(1).trim();
       if (/^[^\s'"[*][^:]*:(\s|$)/.test(rest)) fail(line, 'maps inside lists are not supported');

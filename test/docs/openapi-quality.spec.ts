@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 type Response = { description?: string; content?: Record<string, { schema?: unknown }> };
-type Operation = { operationId?: string; summary?: string; description?: string; tags?: string[]; security?: unknown[]; responses: Record<string, Response> };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: unknown[];
+  responses: Record<string, Response>;
+};
 type Property = { type?: string | string[]; format?: string; example?: unknown; enum?: unknown[]; $ref?: string; items?: unknown };
 type Schema = { properties?: Record<string, Property> };
 
@@ -17,12 +24,16 @@ const document = JSON.parse(readFileSync(resolve(__dirname, '../../openapi.json'
   tags?: { name: string; description?: string }[];
   servers?: { url: string }[];
 };
-const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op, path })));
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op, path })),
+);
 
 describe('the OpenAPI document as a finance tool', () => {
   it('has operations for every area', () => {
     const tags = new Set(operations.flatMap(({ op }) => op.tags ?? []));
-    expect([...tags].sort()).toEqual(['Distributions', 'Finance', 'Operations', 'Pay-in orders', 'Provider callbacks', 'Virtual cards', 'Wallet links'].sort());
+    expect([...tags].sort()).toEqual(
+      ['Distributions', 'Finance', 'Operations', 'Pay-in orders', 'Provider callbacks', 'Virtual cards', 'Wallet links'].sort(),
+    );
   });
 
   it.each(operations.map((o) => [o.name, o]))('%s is tagged, summarised and shows its answer', (_name, { op }) => {
@@ -36,7 +47,8 @@ describe('the OpenAPI document as a finance tool', () => {
   it.each(operations.map((o) => [o.name, o]))('%s documents its errors as problem+json', (_name, { op, path }) => {
     const errors = Object.entries(op.responses).filter(([status]) => /^[45]/.test(status));
     expect(errors.map(([status]) => status)).toContain('500');
-    for (const [, response] of errors) expect(response.content?.['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/ProblemDetailsDto' });
+    for (const [, response] of errors)
+      expect(response.content?.['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/ProblemDetailsDto' });
     const secured = (op.security ?? []).length > 0;
     if (secured) {
       expect(op.security).toEqual([{ bearer: [] }]);
@@ -117,7 +129,9 @@ describe('the OpenAPI document for client generators', () => {
   it('gives every date-time property the date-time format and an ISO 8601 example (never "string")', () => {
     const dateLike = stringProperties.filter((p) => p.format === 'date-time' || /(At|^at|^from|^to)$/.test(p.property));
     expect(dateLike.length).toBeGreaterThan(20);
-    const wrong = dateLike.filter((p) => p.format !== 'date-time' || typeof p.example !== 'string' || !ISO_DATE_TIME.test(p.example)).map((p) => `${p.name}: ${p.format} ${String(p.example)}`);
+    const wrong = dateLike
+      .filter((p) => p.format !== 'date-time' || typeof p.example !== 'string' || !ISO_DATE_TIME.test(p.example))
+      .map((p) => `${p.name}: ${p.format} ${String(p.example)}`);
     expect(wrong).toEqual([]);
   });
 
@@ -131,6 +145,7 @@ describe('the OpenAPI document for client generators', () => {
     expect(responses['502']?.description).toMatch(/provider_unreachable/);
     expect(responses['503']?.description).toMatch(/provider_rate_limited/);
     expect(responses['429']?.description).toMatch(/provider_budget_exhausted/);
-    for (const status of ['502', '503', '429']) expect(responses[status].content?.['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/ProblemDetailsDto' });
+    for (const status of ['502', '503', '429'])
+      expect(responses[status].content?.['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/ProblemDetailsDto' });
   });
 });

@@ -9,7 +9,8 @@ function firstDifference(expected: string, actual: string): string {
   const a = expected.split('\n');
   const b = actual.split('\n');
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `first difference at line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`;
+    if (a[i] !== b[i])
+      return `first difference at line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`;
   }
   return 'the files differ';
 }
@@ -23,7 +24,9 @@ describe('the committed openapi.json', () => {
   });
 
   it('is byte-stable: building it twice gives the same text', async () => {
-    const [first, second] = [await fetchServedOpenApiDocument(testDatabaseUrl()), await fetchServedOpenApiDocument(testDatabaseUrl())].map(serializeOpenApiDocument);
+    const [first, second] = [await fetchServedOpenApiDocument(testDatabaseUrl()), await fetchServedOpenApiDocument(testDatabaseUrl())].map(
+      serializeOpenApiDocument,
+    );
     expect(second).toBe(first);
   });
 

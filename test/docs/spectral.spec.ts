@@ -17,12 +17,14 @@ type SpectralResult = { code: string; message: string; path: string[]; severity:
 /** Spectral's findings on `file` with the project's ruleset, as JSON. */
 async function lint(file: string): Promise<SpectralResult[]> {
   // Spectral exits non-zero when it finds something at or above --fail-severity: read its report either way.
-  const { stdout } = await promisify(execFile)(SPECTRAL, ['lint', file, '--ruleset', RULESET, '--format', 'json', '--quiet', '--fail-severity', 'hint'], { cwd: ROOT }).catch(
-    (error: { stdout?: string; stderr?: string }) => {
-      if (!error.stdout?.trim().startsWith('[')) throw new Error(`spectral failed: ${error.stderr ?? String(error)}`);
-      return { stdout: error.stdout };
-    },
-  );
+  const { stdout } = await promisify(execFile)(
+    SPECTRAL,
+    ['lint', file, '--ruleset', RULESET, '--format', 'json', '--quiet', '--fail-severity', 'hint'],
+    { cwd: ROOT },
+  ).catch((error: { stdout?: string; stderr?: string }) => {
+    if (!error.stdout?.trim().startsWith('[')) throw new Error(`spectral failed: ${error.stderr ?? String(error)}`);
+    return { stdout: error.stdout };
+  });
   return JSON.parse(stdout) as SpectralResult[];
 }
 

@@ -12,7 +12,15 @@ import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 const ARTIFACTS = resolve(__dirname, 'artifacts');
 const SCREENSHOT = resolve(ARTIFACTS, 'swagger-orders.png');
 const RESOLUTION_SCREENSHOT = resolve(ARTIFACTS, 'swagger-resolution.png');
@@ -20,7 +28,9 @@ const SEEDED_ORDERS = 3;
 
 const chromiumAvailable = existsSync(CHROMIUM);
 if (!chromiumAvailable) {
-  console.warn(`Swagger UI browser test SKIPPED: ${CHROMIUM} does not exist (bash .ci/run installs it with apt-get install -y chromium; it could not here).`);
+  console.warn(
+    `Swagger UI browser test SKIPPED: ${CHROMIUM} does not exist (bash .ci/run installs it with apt-get install -y chromium; it could not here).`,
+  );
 }
 const itWithChromium = chromiumAvailable ? it : it.skip;
 let port: number;
@@ -40,7 +50,11 @@ describe('the Swagger UI in a browser', () => {
     // Accepted by the provider and never called back: they stay PROCESSING, newest of the database.
     const buyer = await customer(service);
     for (let i = 0; i < SEEDED_ORDERS; i++) {
-      const res = await buyer.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, amount: String(1000 + i), description: `Swagger UI order ${i + 1}` });
+      const res = await buyer.createOrder({
+        wallet: TEST_WALLETS.NO_CALLBACK,
+        amount: String(1000 + i),
+        description: `Swagger UI order ${i + 1}`,
+      });
       if (res.status !== 201) throw new Error(`seeding an order answered ${res.status}: ${JSON.stringify(res.body)}`);
       seededIds.push(res.body.id);
     }
@@ -57,98 +71,118 @@ describe('the Swagger UI in a browser', () => {
     await sandbox?.close();
   });
 
-  itWithChromium('authorizes with a finance token and lists the seeded orders with "Try it out"', async () => {
-    const token = await service.bearer('fin', 'finance');
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
-    page.setDefaultTimeout(10_000);
-    try {
-      await openAuthorized(page, token);
+  itWithChromium(
+    'authorizes with a finance token and lists the seeded orders with "Try it out"',
+    async () => {
+      const token = await service.bearer('fin', 'finance');
+      const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+      page.setDefaultTimeout(10_000);
+      try {
+        await openAuthorized(page, token);
 
-      // GET /v1/orders: expand, "Try it out", "Execute".
-      const operation = await tryOut(page, 'get', '/v1/orders');
-      // Swagger UI fills parameters with their examples: the documented date range is an example, not a filter to apply.
-      for (const name of ['from', 'to']) {
-        await operation.locator(`tr[data-param-name="${name}"] input`).fill('');
+        // GET /v1/orders: expand, "Try it out", "Execute".
+        const operation = await tryOut(page, 'get', '/v1/orders');
+        // Swagger UI fills parameters with their examples: the documented date range is an example, not a filter to apply.
+        for (const name of ['from', 'to']) {
+          await operation.locator(`tr[data-param-name="${name}"] input`).fill('');
+        }
+        await operation.locator('button.execute').click();
+
+        const { status, body: bodyText } = await liveResponse(operation);
+        expect(status).toBe('200');
+        for (const id of seededIds) expect(bodyText).toContain(id);
+        expect(bodyText).toContain('PROCESSING');
+
+        // The request really carried the token (what "Authorize" is for).
+        await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
+
+        // The operation from its summary line down to the live 200 response.
+        await operation
+          .locator('.opblock-summary')
+          .first()
+          .evaluate((element) => element.scrollIntoView({ block: 'start' }));
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: SCREENSHOT });
+      } finally {
+        await page.close();
       }
-      await operation.locator('button.execute').click();
+    },
+    30_000,
+  );
 
-      const { status, body: bodyText } = await liveResponse(operation);
-      expect(status).toBe('200');
-      for (const id of seededIds) expect(bodyText).toContain(id);
-      expect(bodyText).toContain('PROCESSING');
+  itWithChromium(
+    'an admin resolves an UNKNOWN order with "Try it out" and finds it in the audit trail',
+    async () => {
+      const token = await service.bearer('swagger-admin', 'admin');
+      const page = await browser!.newPage({ viewport: { width: 1280, height: 1800 } });
+      page.setDefaultTimeout(10_000);
+      try {
+        await openAuthorized(page, token);
 
-      // The request really carried the token (what "Authorize" is for).
-      await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
+        // POST /v1/orders/{id}/resolution: the order id, an Idempotency-Key and the decision.
+        const resolution = await tryOut(page, 'post', '/v1/orders/{id}/resolution');
+        await resolution.locator('tr[data-param-name="id"] input').fill(unknownOrderId);
+        await resolution.locator('tr[data-param-name="Idempotency-Key"] input').fill(`swagger-${unknownOrderId}`);
+        await resolution
+          .locator('textarea.body-param__text')
+          .fill(JSON.stringify({ status: 'SUCCEEDED', note: 'Provider dashboard shows the payment settled' }, null, 2));
+        await resolution.locator('button.execute').click();
 
-      // The operation from its summary line down to the live 200 response.
-      await operation.locator('.opblock-summary').first().evaluate((element) => element.scrollIntoView({ block: 'start' }));
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: SCREENSHOT });
-    } finally {
-      await page.close();
-    }
-  }, 30_000);
+        const answer = await liveResponse(resolution);
+        expect(answer.status).toBe('200');
+        expect(answer.body).toContain('manual_resolution');
+        expect(answer.body).toContain('swagger-admin');
 
-  itWithChromium('an admin resolves an UNKNOWN order with "Try it out" and finds it in the audit trail', async () => {
-    const token = await service.bearer('swagger-admin', 'admin');
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 1800 } });
-    page.setDefaultTimeout(10_000);
-    try {
-      await openAuthorized(page, token);
+        await resolution
+          .locator('.opblock-summary')
+          .first()
+          .evaluate((element) => element.scrollIntoView({ block: 'start' }));
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: RESOLUTION_SCREENSHOT });
 
-      // POST /v1/orders/{id}/resolution: the order id, an Idempotency-Key and the decision.
-      const resolution = await tryOut(page, 'post', '/v1/orders/{id}/resolution');
-      await resolution.locator('tr[data-param-name="id"] input').fill(unknownOrderId);
-      await resolution.locator('tr[data-param-name="Idempotency-Key"] input').fill(`swagger-${unknownOrderId}`);
-      await resolution.locator('textarea.body-param__text').fill(JSON.stringify({ status: 'SUCCEEDED', note: 'Provider dashboard shows the payment settled' }, null, 2));
-      await resolution.locator('button.execute').click();
+        // GET /v1/audit-events, filtered on the order: the decision with its actor and note.
+        const audit = await tryOut(page, 'get', '/v1/audit-events');
+        for (const name of ['from', 'to']) await audit.locator(`tr[data-param-name="${name}"] input`).fill('');
+        await audit.locator('tr[data-param-name="actor"] input').fill('swagger-admin');
+        await audit.locator('tr[data-param-name="action"] select').selectOption('order.resolved');
+        await audit.locator('tr[data-param-name="resourceId"] input').fill(unknownOrderId);
+        await audit.locator('button.execute').click();
+        const found = await liveResponse(audit);
+        expect(found.status).toBe('200');
+        const trail = found.body;
+        expect(trail).toContain('order.resolved');
+        expect(trail).toContain(unknownOrderId);
+        expect(trail).toContain('Provider dashboard shows the payment settled');
+      } finally {
+        await page.close();
+      }
+    },
+    40_000,
+  );
 
-      const answer = await liveResponse(resolution);
-      expect(answer.status).toBe('200');
-      expect(answer.body).toContain('manual_resolution');
-      expect(answer.body).toContain('swagger-admin');
+  itWithChromium(
+    'keeps the token across a reload of the page (persistAuthorization)',
+    async () => {
+      const token = await service.bearer('fin-reload', 'finance');
+      const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+      page.setDefaultTimeout(10_000);
+      try {
+        await openAuthorized(page, token);
+        await page.reload();
 
-      await resolution.locator('.opblock-summary').first().evaluate((element) => element.scrollIntoView({ block: 'start' }));
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: RESOLUTION_SCREENSHOT });
-
-      // GET /v1/audit-events, filtered on the order: the decision with its actor and note.
-      const audit = await tryOut(page, 'get', '/v1/audit-events');
-      for (const name of ['from', 'to']) await audit.locator(`tr[data-param-name="${name}"] input`).fill('');
-      await audit.locator('tr[data-param-name="actor"] input').fill('swagger-admin');
-      await audit.locator('tr[data-param-name="action"] select').selectOption('order.resolved');
-      await audit.locator('tr[data-param-name="resourceId"] input').fill(unknownOrderId);
-      await audit.locator('button.execute').click();
-      const found = await liveResponse(audit);
-      expect(found.status).toBe('200');
-      const trail = found.body;
-      expect(trail).toContain('order.resolved');
-      expect(trail).toContain(unknownOrderId);
-      expect(trail).toContain('Provider dashboard shows the payment settled');
-    } finally {
-      await page.close();
-    }
-  }, 40_000);
-
-  itWithChromium('keeps the token across a reload of the page (persistAuthorization)', async () => {
-    const token = await service.bearer('fin-reload', 'finance');
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
-    page.setDefaultTimeout(10_000);
-    try {
-      await openAuthorized(page, token);
-      await page.reload();
-
-      // No "Authorize" again: the padlock shows the scheme as authorized, and requests carry the token.
-      await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toMatch(/\blocked\b/);
-      const operation = await tryOut(page, 'get', '/v1/orders');
-      await operation.locator('button.execute').click();
-      const { status } = await liveResponse(operation);
-      expect(status).toBe('200');
-      await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
-    } finally {
-      await page.close();
-    }
-  }, 30_000);
+        // No "Authorize" again: the padlock shows the scheme as authorized, and requests carry the token.
+        await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toMatch(/\blocked\b/);
+        const operation = await tryOut(page, 'get', '/v1/orders');
+        await operation.locator('button.execute').click();
+        const { status } = await liveResponse(operation);
+        expect(status).toBe('200');
+        await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
+      } finally {
+        await page.close();
+      }
+    },
+    30_000,
+  );
 });
 
 /** The Swagger UI with the bearer token set through "Authorize" (pasted without "Bearer "). */

@@ -26,7 +26,8 @@ function typeErrors(files: string[], virtual: Record<string, string> = {}): stri
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (name) => virtual[name] ?? readFile(name);
   host.fileExists = (name) => name in virtual || fileExists(name);
-  host.getSourceFile = (name, language, ...rest) => (name in virtual ? ts.createSourceFile(name, virtual[name], language) : getSourceFile(name, language, ...rest));
+  host.getSourceFile = (name, language, ...rest) =>
+    name in virtual ? ts.createSourceFile(name, virtual[name], language) : getSourceFile(name, language, ...rest);
   const program = ts.createProgram([...files, ...Object.keys(virtual)], options, host);
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
@@ -79,7 +80,15 @@ describe('the typed client generated from openapi.json', () => {
       const baseUrl = `http://127.0.0.1:${service.config.port}`;
       const buyer = merchantClient(baseUrl, await service.bearer(`typed_${randomUUID().slice(0, 8)}`, 'customer'));
       const key = randomUUID();
-      const order = { amount: '2500', currency: 'XAF', wallet: TEST_WALLETS.SUCCESS, service: 1, description: 'Typed client order', payer: 'Awa Ndiaye', payerEmail: 'awa@example.com' };
+      const order = {
+        amount: '2500',
+        currency: 'XAF',
+        wallet: TEST_WALLETS.SUCCESS,
+        service: 1,
+        description: 'Typed client order',
+        payer: 'Awa Ndiaye',
+        payerEmail: 'awa@example.com',
+      };
 
       const created = await createOrder(buyer, order, key);
       expect(created).toMatchObject({ status: 'PROCESSING', amount: '2500', currency: 'XAF', wallet: TEST_WALLETS.SUCCESS });

@@ -28,7 +28,10 @@ function problemOf(operationId: keyof operations, response: Response, problem: P
 
 /** createOrder: POST /v1/orders with its Idempotency-Key (the type makes the header mandatory). */
 export async function createOrder(client: MerchantClient, order: NewOrder, idempotencyKey: string): Promise<Order> {
-  const { data, error, response } = await client.POST('/v1/orders', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body: order });
+  const { data, error, response } = await client.POST('/v1/orders', {
+    params: { header: { 'Idempotency-Key': idempotencyKey } },
+    body: order,
+  });
   if (!data) throw problemOf('createOrder', response, error);
   return data;
 }
@@ -41,7 +44,12 @@ export async function getOrder(client: MerchantClient, id: string): Promise<Orde
 }
 
 /** Polls getOrder until the order reaches `status` (a callback settles it asynchronously). */
-export async function waitForOrderStatus(client: MerchantClient, id: string, status: Order['status'], timeoutMs = 15_000): Promise<OrderDetail> {
+export async function waitForOrderStatus(
+  client: MerchantClient,
+  id: string,
+  status: Order['status'],
+  timeoutMs = 15_000,
+): Promise<OrderDetail> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const order = await getOrder(client, id);

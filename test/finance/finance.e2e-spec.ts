@@ -7,7 +7,11 @@ import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /** Orders inserted straight into the table, as many as a test needs, in a window no other test uses. */
-async function seedOrders(service: TestService, rows: { status: string; currency: string; amount: string; payer?: string; description?: string; needsReview?: boolean }[], at: Date) {
+async function seedOrders(
+  service: TestService,
+  rows: { status: string; currency: string; amount: string; payer?: string; description?: string; needsReview?: boolean }[],
+  at: Date,
+) {
   for (const [i, row] of rows.entries()) {
     await service.prisma.order.create({
       data: {
@@ -61,12 +65,14 @@ describe('finance views', () => {
 
   it('summary: count and exact total per status and currency', async () => {
     const res = await asFinance('/v1/reports/summary').query({ from: window.from.toISOString(), to: window.to.toISOString() }).expect(200);
-    expect(res.body.lines).toEqual([
-      { status: 'SUCCEEDED', currency: 'EUR', count: 3, total: '1.30' },
-      { status: 'FAILED', currency: 'EUR', count: 1, total: '19.99' },
-      { status: 'SUCCEEDED', currency: 'XAF', count: 2, total: '4000' },
-      { status: 'PROCESSING', currency: 'XAF', count: 1, total: '700' },
-    ].sort((a, b) => a.currency.localeCompare(b.currency) || a.status.localeCompare(b.status)));
+    expect(res.body.lines).toEqual(
+      [
+        { status: 'SUCCEEDED', currency: 'EUR', count: 3, total: '1.30' },
+        { status: 'FAILED', currency: 'EUR', count: 1, total: '19.99' },
+        { status: 'SUCCEEDED', currency: 'XAF', count: 2, total: '4000' },
+        { status: 'PROCESSING', currency: 'XAF', count: 1, total: '700' },
+      ].sort((a, b) => a.currency.localeCompare(b.currency) || a.status.localeCompare(b.status)),
+    );
   });
 
   it('summary and export are for finance: a customer gets 403', async () => {
@@ -77,11 +83,15 @@ describe('finance views', () => {
   });
 
   it('exports the filtered orders as RFC 4180 CSV with formulas neutralised', async () => {
-    const res = await asFinance('/v1/orders/export.csv').query({ from: window.from.toISOString(), to: window.to.toISOString(), currency: 'EUR' }).expect(200);
+    const res = await asFinance('/v1/orders/export.csv')
+      .query({ from: window.from.toISOString(), to: window.to.toISOString(), currency: 'EUR' })
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toMatch(/attachment; filename="orders-.*\.csv"/);
     const lines = res.text.split('\r\n');
-    expect(lines[0]).toBe('id,reference,createdAt,updatedAt,status,amount,currency,service,wallet,payer,payerEmail,description,providerReference,providerTransactionReference,failureReason,needsReview');
+    expect(lines[0]).toBe(
+      'id,reference,createdAt,updatedAt,status,amount,currency,service,wallet,payer,payerEmail,description,providerReference,providerTransactionReference,failureReason,needsReview',
+    );
     expect(res.text).toContain(`"'=HYPERLINK(""http://evil"")"`);
     expect(res.text).toContain('"Two, ""quoted""\nlines"');
     expect(res.text.match(/,EUR,/g)).toHaveLength(4);
@@ -89,17 +99,22 @@ describe('finance views', () => {
   });
 
   it('filters orders that need review, in the list and the export', async () => {
-    const list = await asFinance('/v1/orders').query({ needsReview: 'true', from: window.from.toISOString(), to: window.to.toISOString() }).expect(200);
+    const list = await asFinance('/v1/orders')
+      .query({ needsReview: 'true', from: window.from.toISOString(), to: window.to.toISOString() })
+      .expect(200);
     expect(list.body.items).toHaveLength(1);
     expect(list.body.items[0]).toMatchObject({ status: 'PROCESSING', needsReview: true });
-    const csv = await asFinance('/v1/orders/export.csv').query({ needsReview: 'true', from: window.from.toISOString(), to: window.to.toISOString() }).expect(200);
+    const csv = await asFinance('/v1/orders/export.csv')
+      .query({ needsReview: 'true', from: window.from.toISOString(), to: window.to.toISOString() })
+      .expect(200);
     expect(csv.text.trim().split('\r\n')).toHaveLength(2);
   });
 
   it('lists callbacks by outcome and result for finance', async () => {
     const alice = await customer(service);
     const order = (await alice.createOrder({ wallet: TEST_WALLETS.FAILURE })).body;
-    for (let i = 0; i < 100 && (await service.prisma.providerCallback.count({ where: { orderId: order.id } })) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (await service.prisma.providerCallback.count({ where: { orderId: order.id } })) === 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     const res = await asFinance('/v1/callbacks').query({ orderId: order.id, outcome: 'failure' }).expect(200);
     expect(res.body.items).toEqual([expect.objectContaining({ orderId: order.id, outcome: 'failure', result: 'APPLIED' })]);
     expect((await asFinance('/v1/callbacks').query({ orderId: order.id, outcome: 'success' })).body.items).toEqual([]);

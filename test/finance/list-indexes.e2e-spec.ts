@@ -27,7 +27,8 @@ describe('list queries and their indexes', () => {
     await sandbox.close();
   });
 
-  const keyset = (time: string) => `AND (${time} < now() OR (${time} = now() AND id < '00000000-0000-0000-0000-000000000000'::uuid)) ORDER BY ${time} DESC, id DESC LIMIT 51`;
+  const keyset = (time: string) =>
+    `AND (${time} < now() OR (${time} = now() AND id < '00000000-0000-0000-0000-000000000000'::uuid)) ORDER BY ${time} DESC, id DESC LIMIT 51`;
 
   it.each([
     ['orders, finance, no filter', `SELECT id FROM orders WHERE true ${keyset('created_at')}`],
@@ -38,7 +39,10 @@ describe('list queries and their indexes', () => {
     ['callbacks, no filter', `SELECT id FROM provider_callbacks WHERE true ${keyset('received_at')}`],
     ['callbacks by result', `SELECT id FROM provider_callbacks WHERE result = 'CONFLICT' ${keyset('received_at')}`],
     ['callbacks by outcome', `SELECT id FROM provider_callbacks WHERE outcome = 'failure' ${keyset('received_at')}`],
-    ['callbacks of one order', `SELECT id FROM provider_callbacks WHERE order_id = '00000000-0000-0000-0000-000000000000'::uuid ORDER BY received_at ASC`],
+    [
+      'callbacks of one order',
+      `SELECT id FROM provider_callbacks WHERE order_id = '00000000-0000-0000-0000-000000000000'::uuid ORDER BY received_at ASC`,
+    ],
     ['card users of one owner', `SELECT id FROM card_users WHERE owner_id = 'alice' ${keyset('created_at')}`],
     ['cards of one owner', `SELECT id FROM cards WHERE owner_id = 'alice' ${keyset('created_at')}`],
     ['wallet links of one owner', `SELECT id FROM wallet_links WHERE owner_id = 'alice' ${keyset('created_at')}`],

@@ -26,7 +26,8 @@ describe('hostile provider callbacks', () => {
     const urls = service.get(CallbackUrlsService).urlsFor(res.body.id);
     return { alice, order: res.body as { id: string }, success: pathOf(urls.successUrl), failure: pathOf(urls.failureUrl) };
   };
-  const storedOf = (orderId: string) => service.prisma.providerCallback.findMany({ where: { pathOrderId: orderId }, orderBy: { receivedAt: 'asc' } });
+  const storedOf = (orderId: string) =>
+    service.prisma.providerCallback.findMany({ where: { pathOrderId: orderId }, orderBy: { receivedAt: 'asc' } });
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
@@ -58,7 +59,7 @@ describe('hostile provider callbacks', () => {
       const [stored] = await storedOf(quiet.order.id);
       expect(stored).toMatchObject({ result: 'APPLIED', orderId: quiet.order.id, outcome: 'success' });
       // Kept as text, up to 64 KiB, a NUL shown as U+FFFD.
-      expect(stored.rawBody).toBe(body.slice(0, 64 * 1024).replace(/\u0000/g, '\uFFFD'));
+      expect(stored.rawBody).toBe(body.slice(0, 64 * 1024).replaceAll('\u0000', '\uFFFD'));
       expect((await quiet.alice.getOrder(quiet.order.id)).body.status).toBe('SUCCEEDED');
     });
 
@@ -107,9 +108,16 @@ describe('hostile provider callbacks', () => {
     expect(stored).toMatchObject({ result: 'APPLIED', rawBody: body.slice(0, 64 * 1024) });
     expect((await quiet.alice.getOrder(quiet.order.id)).body.status).toBe('SUCCEEDED');
     // Past 16 MiB a callback body is refused, and an ordinary route still refuses more than 1 MiB.
-    const huge = await request(service.server).post(quiet.failure).set('content-type', 'text/plain').send('y'.repeat(17 * 1024 * 1024));
+    const huge = await request(service.server)
+      .post(quiet.failure)
+      .set('content-type', 'text/plain')
+      .send('y'.repeat(17 * 1024 * 1024));
     expect(huge.status).toBe(413);
-    const ordinary = await request(service.server).post('/v1/orders').auth(quiet.alice.token, { type: 'bearer' }).set('content-type', 'text/plain').send(body);
+    const ordinary = await request(service.server)
+      .post('/v1/orders')
+      .auth(quiet.alice.token, { type: 'bearer' })
+      .set('content-type', 'text/plain')
+      .send(body);
     expect(ordinary.status).toBe(413);
     expect(ordinary.headers['content-type']).toMatch(/problem\+json/);
   });
@@ -158,7 +166,11 @@ describe('hostile provider callbacks', () => {
 
     it('a wrong token with a 3 MiB body: 404, and 1 KiB of it stored', async () => {
       const orderId = randomUUID();
-      const res = await request(service.server).post(`/v1/callbacks/payin/${orderId}/failure?token=nope`).set('x-forwarded-for', '198.51.100.9').set('content-type', 'text/plain').send('w'.repeat(3 * 1024 * 1024));
+      const res = await request(service.server)
+        .post(`/v1/callbacks/payin/${orderId}/failure?token=nope`)
+        .set('x-forwarded-for', '198.51.100.9')
+        .set('content-type', 'text/plain')
+        .send('w'.repeat(3 * 1024 * 1024));
       expect(res.status).toBe(404);
       const [stored] = await storedOf(orderId);
       expect(stored).toMatchObject({ result: 'REJECTED', rawBody: 'w'.repeat(1024) });
@@ -167,7 +179,11 @@ describe('hostile provider callbacks', () => {
     it('a wrong token with a hostile body is stored small, changes nothing, answers 404', async () => {
       const quiet = await quietOrder();
       const forged = quiet.success.replace(/token=[^&]*/, 'token=' + 'A'.repeat(43));
-      const res = await request(service.server).post(forged).set('x-forwarded-for', '198.51.100.8').set('content-type', 'application/json').send('{"a":'.repeat(2_000));
+      const res = await request(service.server)
+        .post(forged)
+        .set('x-forwarded-for', '198.51.100.8')
+        .set('content-type', 'application/json')
+        .send('{"a":'.repeat(2_000));
       expect(res.status).toBe(404);
       const [stored] = await storedOf(quiet.order.id);
       expect(stored).toMatchObject({ result: 'REJECTED', orderId: null, rawBody: '{"a":'.repeat(2_000).slice(0, 1024) });
@@ -178,7 +194,15 @@ describe('hostile provider callbacks', () => {
       const quiet = await quietOrder();
       expect((await request(service.server).get(quiet.success)).status).toBe(200);
       const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600 * 1000);
-      const rejected = (receivedAt: Date) => ({ pathOrderId: randomUUID(), outcome: 'success', result: 'REJECTED' as const, method: 'POST', query: {}, headers: {}, receivedAt });
+      const rejected = (receivedAt: Date) => ({
+        pathOrderId: randomUUID(),
+        outcome: 'success',
+        result: 'REJECTED' as const,
+        method: 'POST',
+        query: {},
+        headers: {},
+        receivedAt,
+      });
       const old = await service.prisma.providerCallback.create({ data: rejected(daysAgo(31)) });
       const recent = await service.prisma.providerCallback.create({ data: rejected(daysAgo(29)) });
       const [applied] = await storedOf(quiet.order.id);

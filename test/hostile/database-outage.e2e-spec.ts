@@ -85,7 +85,12 @@ describe('a database outage answers 503 problem+json with Retry-After, never 500
     ]) {
       const answer = await attempt();
       const retryAfter = Number(answer.headers['retry-after']);
-      expect({ status: answer.status, code: answer.body?.code, problem: problemShapeFailure(answer), raw: answer.raw.includes('ECONNREFUSED') }).toEqual({
+      expect({
+        status: answer.status,
+        code: answer.body?.code,
+        problem: problemShapeFailure(answer),
+        raw: answer.raw.includes('ECONNREFUSED'),
+      }).toEqual({
         status: 503,
         code: 'database_unavailable',
         problem: undefined,
@@ -106,7 +111,11 @@ describe('a database outage answers 503 problem+json with Retry-After, never 500
     try {
       const started = Date.now();
       const answer = await inject(service, { method: 'GET', url: '/v1/orders', token });
-      expect({ status: answer.status, code: answer.body?.code, problem: problemShapeFailure(answer) }).toEqual({ status: 503, code: 'database_unavailable', problem: undefined });
+      expect({ status: answer.status, code: answer.body?.code, problem: problemShapeFailure(answer) }).toEqual({
+        status: 503,
+        code: 'database_unavailable',
+        problem: undefined,
+      });
       expect(Date.now() - started).toBeLessThan(25_000);
     } finally {
       await relay.cut();

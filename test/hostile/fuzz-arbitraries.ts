@@ -96,10 +96,37 @@ export const corruptedText = (valid: string): fc.Arbitrary<string> =>
     .map(([at, bad]) => `${valid.slice(0, at)}${bad}${valid.slice(at)}`);
 
 export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(0, -0, -1, 1e308, -1e308, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, 5e-324, 0.1, 1.005, 12.345, 2147483648, -2147483649, 1e21, 1e-7),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER + 2,
+    5e-324,
+    0.1,
+    1.005,
+    12.345,
+    2147483648,
+    -2147483649,
+    1e21,
+    1e-7,
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
-  fc.constantFrom('1e400', '-1e400', '123456789012345678901234567890', `0.${'0'.repeat(400)}1`, `1${'0'.repeat(400)}`, '1E2', '-0.0', '1.0000000000000000000001').map((literal) => new RawJsonNumber(literal)),
+  fc
+    .constantFrom(
+      '1e400',
+      '-1e400',
+      '123456789012345678901234567890',
+      `0.${'0'.repeat(400)}1`,
+      `1${'0'.repeat(400)}`,
+      '1E2',
+      '-0.0',
+      '1.0000000000000000000001',
+    )
+    .map((literal) => new RawJsonNumber(literal)),
 );
 
 const nestedArrays = fc.integer({ min: 1, max: 24 }).map((depth) => {
@@ -114,12 +141,31 @@ export const wrongType: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Arbitrary JSON within the depth the HTTP layer admits, with any code point in its texts. */
-export const arbitraryJson: fc.Arbitrary<unknown> = fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }));
+export const arbitraryJson: fc.Arbitrary<unknown> = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }),
+  fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }),
+);
 
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(hostileText, hostileNumber, wrongType, arbitraryJson);
 
 export const hostileKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isPrototypeOf', 'a\u0000', '', ' ', 'amount ', 'AMOUNT', '\ud800', 'then'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'valueOf',
+    'hasOwnProperty',
+    '__defineGetter__',
+    'isPrototypeOf',
+    'a\u0000',
+    '',
+    ' ',
+    'amount ',
+    'AMOUNT',
+    '\ud800',
+    'then',
+  ),
   fc.string({ maxLength: 12 }),
   fc.string({ unit: utf16Unit, maxLength: 6 }),
 );
@@ -135,34 +181,49 @@ export type Mutation = (body: Body) => unknown;
  */
 export function mutationOf(sample: Body): fc.Arbitrary<Mutation> {
   const keys = Object.keys(sample);
-  const extra = fc.tuple(hostileKey, hostileValue).map(([key, value]): Mutation => (body) => objectWithKeys([...Object.entries(body), [key, value]]));
+  const extra = fc.tuple(hostileKey, hostileValue).map(
+    ([key, value]): Mutation =>
+      (body) =>
+        objectWithKeys([...Object.entries(body), [key, value]]),
+  );
   // A route without a body (freeze, terminate): all there is to mutate is an extra key.
   if (keys.length === 0) return extra;
   const replace = fc.tuple(fc.constantFrom(...keys), hostileValue).map(([key, value]): Mutation => (body) => ({ ...body, [key]: value }));
   const textKeys = keys.filter((k) => typeof sample[k] === 'string');
   const corrupt = textKeys.length
-    ? fc.constantFrom(...textKeys).chain((key) => corruptedText(String(sample[key])).map((value): Mutation => (body) => ({ ...body, [key]: value })))
+    ? fc
+        .constantFrom(...textKeys)
+        .chain((key) => corruptedText(String(sample[key])).map((value): Mutation => (body) => ({ ...body, [key]: value })))
     : replace;
-  const remove = fc.constantFrom(...keys).map((key): Mutation => (body) => Object.fromEntries(Object.entries(body).filter(([k]) => k !== key)));
+  const remove = fc.constantFrom(...keys).map(
+    (key): Mutation =>
+      (body) =>
+        Object.fromEntries(Object.entries(body).filter(([k]) => k !== key)),
+  );
   const arrays = Array.isArray(sample.distribution) ? [distributionMutation] : [];
   return fc.oneof(replace, corrupt, remove, extra, ...arrays);
 }
 
 /** The beneficiaries of a distribution: an entry replaced, corrupted, duplicated, or the list nested. */
 const distributionMutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.tuple(fc.nat({ max: 3 }), hostileValue).map(([at, value]): Mutation => (body) => ({ ...body, distribution: withEntry(body.distribution, at, () => value) })),
-  fc.tuple(fc.nat({ max: 3 }), fc.constantFrom('matricule', 'rate'), hostileValue).map(
-    ([at, field, value]): Mutation =>
-      (body) => ({ ...body, distribution: withEntry(body.distribution, at, (entry) => ({ ...(entry as Body), [field]: value })) }),
-  ),
-  fc.tuple(fc.nat({ max: 3 }), hostileKey, hostileValue).map(
-    ([at, key, value]): Mutation =>
-      (body) => ({ ...body, distribution: withEntry(body.distribution, at, (entry) => objectWithKeys([...Object.entries(entry as Body), [key, value]])) }),
-  ),
+  fc
+    .tuple(fc.nat({ max: 3 }), hostileValue)
+    .map(([at, value]): Mutation => (body) => ({ ...body, distribution: withEntry(body.distribution, at, () => value) })),
+  fc.tuple(fc.nat({ max: 3 }), fc.constantFrom('matricule', 'rate'), hostileValue).map(([at, field, value]): Mutation => (body) => ({
+    ...body,
+    distribution: withEntry(body.distribution, at, (entry) => ({ ...(entry as Body), [field]: value })),
+  })),
+  fc.tuple(fc.nat({ max: 3 }), hostileKey, hostileValue).map(([at, key, value]): Mutation => (body) => ({
+    ...body,
+    distribution: withEntry(body.distribution, at, (entry) => objectWithKeys([...Object.entries(entry as Body), [key, value]])),
+  })),
   fc.constantFrom<Mutation>(
     (body) => ({ ...body, distribution: [[]] }),
     (body) => ({ ...body, distribution: [body.distribution] }),
-    (body) => ({ ...body, distribution: Array.isArray(body.distribution) ? [...body.distribution, ...body.distribution] : body.distribution }),
+    (body) => ({
+      ...body,
+      distribution: Array.isArray(body.distribution) ? [...body.distribution, ...body.distribution] : body.distribution,
+    }),
     (body) => ({ ...body, distribution: Array.from({ length: 101 }, (_, i) => ({ matricule: `MAT${i}`, rate: '0.5' })) }),
     (body) => ({ ...body, distribution: [] }),
     (body) => ({ ...body, distribution: {} }),
@@ -189,10 +250,30 @@ export function hostileBody(validBody: () => Body): fc.Arbitrary<string> {
   });
   const anyObject = fc.array(fc.tuple(hostileKey, hostileValue), { maxLength: 8 }).map((entries) => toJsonText(objectWithKeys(entries)));
   const notJson = fc.oneof(
-    fc.constantFrom('', '{', '{"amount":', 'null', '"text"', '[]', '{"a":1}{"b":2}', '{"a":1,}', "{'a':1}", '\u0000', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}'),
+    fc.constantFrom(
+      '',
+      '{',
+      '{"amount":',
+      'null',
+      '"text"',
+      '[]',
+      '{"a":1}{"b":2}',
+      '{"a":1,}',
+      "{'a':1}",
+      '\u0000',
+      '{"a":"\\ud800"}',
+      '{"a":"\\u0000"}',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+    ),
     fc.string({ unit: 'binary', maxLength: 40 }),
   );
-  return fc.oneof({ weight: 6, arbitrary: mutated }, { weight: 1, arbitrary: arbitraryJson.map(toJsonText) }, { weight: 1, arbitrary: anyObject }, { weight: 1, arbitrary: notJson });
+  return fc.oneof(
+    { weight: 6, arbitrary: mutated },
+    { weight: 1, arbitrary: arbitraryJson.map(toJsonText) },
+    { weight: 1, arbitrary: anyObject },
+    { weight: 1, arbitrary: notJson },
+  );
 }
 
 const isPlainObject = (value: unknown): value is Body => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -204,7 +285,10 @@ export function encodeUrlText(text: string): string {
   let out = '';
   for (const char of text) {
     const code = char.codePointAt(0)!;
-    if (code >= 0xd800 && code <= 0xdfff) out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    if (code >= 0xd800 && code <= 0xdfff)
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     else out += encodeURIComponent(char);
   }
   return out;
@@ -213,8 +297,27 @@ export function encodeUrlText(text: string): string {
 /** A query value or path segment as it appears in the URL (already encoded, possibly malformed). */
 export const hostileUrlText: fc.Arbitrary<string> = fc.oneof(
   hostileText.filter((text) => text.length <= 2000).map(encodeUrlText),
-  fc.constantFrom('%00', '%ED%A0%80', '%C0%80', '%FF', '%', '%zz', '%E2%80%AE', '+', '%2F', '..', '%2e%2e', '%25', 'a&b=c', '=', '%26', '%3D'),
-  fc.array(fc.constantFrom('%00', '%ED%A0%80', 'a', '9', '-', '%FF', '~', '.'), { minLength: 1, maxLength: 30 }).map((parts) => parts.join('')),
+  fc.constantFrom(
+    '%00',
+    '%ED%A0%80',
+    '%C0%80',
+    '%FF',
+    '%',
+    '%zz',
+    '%E2%80%AE',
+    '+',
+    '%2F',
+    '..',
+    '%2e%2e',
+    '%25',
+    'a&b=c',
+    '=',
+    '%26',
+    '%3D',
+  ),
+  fc
+    .array(fc.constantFrom('%00', '%ED%A0%80', 'a', '9', '-', '%FF', '~', '.'), { minLength: 1, maxLength: 30 })
+    .map((parts) => parts.join('')),
 );
 
 /** Builds `path?k=v&...` from already encoded parts (a key may repeat). */
@@ -238,7 +341,8 @@ export function answerFailure(answer: InjectedAnswer, providerCalls: number): st
     const shape = problemShapeFailure(answer);
     if (shape) return `answered ${answer.status} but not a problem: ${shape}: ${answer.raw.slice(0, 300)}`;
     const providersVerdict = typeof answer.body.code === 'string' && answer.body.code.startsWith('provider_');
-    if (providerCalls > 0 && !providersVerdict) return `refused with ${answer.status} ${answer.body.code} after ${providerCalls} provider call(s)`;
+    if (providerCalls > 0 && !providersVerdict)
+      return `refused with ${answer.status} ${answer.body.code} after ${providerCalls} provider call(s)`;
   }
   return undefined;
 }
@@ -248,7 +352,12 @@ export const statusTally = new Map<string, number>();
 
 export function printStatusTally(): void {
   if (!process.env.FUZZ_STATS) return;
-  console.log([...statusTally.entries()].sort().map(([k, n]) => `${String(n).padStart(6)}  ${k}`).join('\n'));
+  console.log(
+    [...statusTally.entries()]
+      .sort()
+      .map(([k, n]) => `${String(n).padStart(6)}  ${k}`)
+      .join('\n'),
+  );
 }
 
 /** Sends one request and throws (for fast-check to report and shrink) when the answer breaks the rules. */
@@ -265,10 +374,18 @@ export async function sendAndCheck(
     key: request.key === null ? undefined : (request.key ?? randomUUID()),
     payload: request.payload,
   });
-  const route = request.url.split('?')[0].replace(/^(\/v1\/(?:cards|card-users))\/[^/]+(\/[a-z]+)?$/, (_all, prefix: string, action?: string) => `${prefix}/{id}${action ?? ''}`);
+  const route = request.url
+    .split('?')[0]
+    .replace(
+      /^(\/v1\/(?:cards|card-users))\/[^/]+(\/[a-z]+)?$/,
+      (_all, prefix: string, action?: string) => `${prefix}/{id}${action ?? ''}`,
+    );
   const statusKey = `${request.method} ${route} ${answer.status} ${answer.body?.code ?? ''}`;
   statusTally.set(statusKey, (statusTally.get(statusKey) ?? 0) + 1);
   const failure = answerFailure(answer, providerCalls() - before);
-  if (failure) throw new Error(`${request.method} ${request.url.slice(0, 300)}${request.payload !== undefined ? ` body ${JSON.stringify(request.payload.slice(0, 400))}` : ''}: ${failure}`);
+  if (failure)
+    throw new Error(
+      `${request.method} ${request.url.slice(0, 300)}${request.payload !== undefined ? ` body ${JSON.stringify(request.payload.slice(0, 400))}` : ''}: ${failure}`,
+    );
   return answer;
 }

@@ -8,7 +8,15 @@ import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { cardUserRequest } from '../support/cards-factories';
 import { orderRequest } from '../support/provider-factories';
 import { apiUser, uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
-import { encodeUrlText, fuzzParameters, hostileKey, hostileUrlText, printStatusTally, sendAndCheck, urlWithQuery } from './fuzz-arbitraries';
+import {
+  encodeUrlText,
+  fuzzParameters,
+  hostileKey,
+  hostileUrlText,
+  printStatusTally,
+  sendAndCheck,
+  urlWithQuery,
+} from './fuzz-arbitraries';
 import { inject, postJson, startHostileHosts } from './hostile-harness';
 
 type ParamValues = Record<string, fc.Arbitrary<string>>;
@@ -75,17 +83,39 @@ describe('fuzz: every list query', () => {
   const instant = fc.oneof(
     fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
     fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
-    fc.constantFrom('2026-11-01T00:00:00Z', '2026-11-01', '2026-02-30', '2026-01-01T25:00:00Z', '2026-01-01T00:00:00+99:99', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '1970-01-01T00:00:00.000001Z'),
+    fc.constantFrom(
+      '2026-11-01T00:00:00Z',
+      '2026-11-01',
+      '2026-02-30',
+      '2026-01-01T25:00:00Z',
+      '2026-01-01T00:00:00+99:99',
+      '0000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '+275760-09-13T00:00:00.000Z',
+      '-271821-04-20T00:00:00.000Z',
+      '1970-01-01T00:00:00.000001Z',
+    ),
   );
   /** Cursors: any instant JavaScript can hold with a UUID, hostile text in their place, and garbage. */
   const forgedCursor = fc.oneof(
     fc.tuple(instant, fc.uuid()).map(([at, id]) => Buffer.from(`${at}|${id}`).toString('base64url')),
-    fc.tuple(fc.string({ unit: 'binary', maxLength: 30 }), fc.oneof(fc.uuid().map(String), fc.string({ maxLength: 40 }))).map(([at, id]) => Buffer.from(`${at}|${id}`).toString('base64url')),
-    fc.oneof(fc.integer(), fc.constantFrom(1e10, 2 ** 31, -1), fc.string({ maxLength: 12 })).map((n) => Buffer.from(`offset:${n}`).toString('base64url')),
+    fc
+      .tuple(fc.string({ unit: 'binary', maxLength: 30 }), fc.oneof(fc.uuid().map(String), fc.string({ maxLength: 40 })))
+      .map(([at, id]) => Buffer.from(`${at}|${id}`).toString('base64url')),
+    fc
+      .oneof(fc.integer(), fc.constantFrom(1e10, 2 ** 31, -1), fc.string({ maxLength: 12 }))
+      .map((n) => Buffer.from(`offset:${n}`).toString('base64url')),
     fc.string({ unit: 'binary', maxLength: 60 }).map((text) => Buffer.from(text).toString('base64url')),
   );
-  const limit = fc.oneof(fc.constantFrom('1', '2', '50', '200', '0', '201', '-1', '1.5', '1e2', '0x10', '', ' 5', '99999999999999999999', 'NaN'), fc.integer().map(String));
-  const oneOf = (values: readonly string[]) => fc.oneof(fc.constantFrom(...values), fc.constantFrom(...values).map((v) => v.toLowerCase()));
+  const limit = fc.oneof(
+    fc.constantFrom('1', '2', '50', '200', '0', '201', '-1', '1.5', '1e2', '0x10', '', ' 5', '99999999999999999999', 'NaN'),
+    fc.integer().map(String),
+  );
+  const oneOf = (values: readonly string[]) =>
+    fc.oneof(
+      fc.constantFrom(...values),
+      fc.constantFrom(...values).map((v) => v.toLowerCase()),
+    );
   const boolText = fc.constantFrom('true', 'false', '1', '0', 'yes', '');
 
   const page = (name: string): ParamValues => ({ limit, cursor: fc.oneof(forgedCursor, fc.constant(realCursors[name] ?? 'none')) });
@@ -94,17 +124,91 @@ describe('fuzz: every list query', () => {
   /** Every list query of the controllers, with its caller and its parameters' plausible values. */
   function lists(): { name: string; path: () => string; idRoute?: boolean; token: () => string; params: ParamValues }[] {
     return [
-      { name: 'GET /v1/orders (customer)', path: () => '/v1/orders', token: () => customer, params: { ...page('GET /v1/orders (customer)'), ...period, status: oneOf(ORDER_STATUSES), currency: fc.constantFrom('XAF', 'EUR', 'xaf', 'ZZZ'), needsReview: boolText } },
-      { name: 'GET /v1/orders (finance)', path: () => '/v1/orders', token: () => finance, params: { ...page('GET /v1/orders (finance)'), ...period, status: oneOf(ORDER_STATUSES), currency: fc.constantFrom('XAF', 'EUR'), needsReview: boolText } },
-      { name: 'GET /v1/orders/export.csv', path: () => '/v1/orders/export.csv', token: () => finance, params: { ...period, status: oneOf(ORDER_STATUSES), currency: fc.constantFrom('XAF', 'EUR'), needsReview: boolText } },
+      {
+        name: 'GET /v1/orders (customer)',
+        path: () => '/v1/orders',
+        token: () => customer,
+        params: {
+          ...page('GET /v1/orders (customer)'),
+          ...period,
+          status: oneOf(ORDER_STATUSES),
+          currency: fc.constantFrom('XAF', 'EUR', 'xaf', 'ZZZ'),
+          needsReview: boolText,
+        },
+      },
+      {
+        name: 'GET /v1/orders (finance)',
+        path: () => '/v1/orders',
+        token: () => finance,
+        params: {
+          ...page('GET /v1/orders (finance)'),
+          ...period,
+          status: oneOf(ORDER_STATUSES),
+          currency: fc.constantFrom('XAF', 'EUR'),
+          needsReview: boolText,
+        },
+      },
+      {
+        name: 'GET /v1/orders/export.csv',
+        path: () => '/v1/orders/export.csv',
+        token: () => finance,
+        params: { ...period, status: oneOf(ORDER_STATUSES), currency: fc.constantFrom('XAF', 'EUR'), needsReview: boolText },
+      },
       { name: 'GET /v1/reports/summary', path: () => '/v1/reports/summary', token: () => finance, params: period },
-      { name: 'GET /v1/callbacks', path: () => '/v1/callbacks', token: () => finance, params: { ...page('GET /v1/callbacks'), ...period, orderId: fc.oneof(fc.uuid().map(String), fc.string({ maxLength: 40 })), outcome: fc.constantFrom('success', 'failure'), result: oneOf(CALLBACK_RESULTS) } },
+      {
+        name: 'GET /v1/callbacks',
+        path: () => '/v1/callbacks',
+        token: () => finance,
+        params: {
+          ...page('GET /v1/callbacks'),
+          ...period,
+          orderId: fc.oneof(fc.uuid().map(String), fc.string({ maxLength: 40 })),
+          outcome: fc.constantFrom('success', 'failure'),
+          result: oneOf(CALLBACK_RESULTS),
+        },
+      },
       { name: 'GET /v1/card-users', path: () => '/v1/card-users', token: () => customer, params: page('GET /v1/card-users') },
-      { name: 'GET /v1/card-users/{id}/operations', path: () => `/v1/card-users/${cardUserId}/operations`, idRoute: true, token: () => customer, params: { ...page('GET /v1/card-users/{id}/operations'), kind: oneOf(CARD_OPERATION_KINDS), status: oneOf(CARD_OPERATION_STATUSES) } },
-      { name: 'GET /v1/cards', path: () => '/v1/cards', token: () => customer, params: { ...page('GET /v1/cards'), cardUserId: fc.oneof(fc.constant(cardUserId), fc.uuid().map(String), fc.string({ maxLength: 40 })), status: oneOf(CARD_STATUSES) } },
-      { name: 'GET /v1/cards/{id}/operations', path: () => `/v1/cards/${cardId}/operations`, idRoute: true, token: () => customer, params: { ...page('GET /v1/cards/{id}/operations'), kind: oneOf(CARD_OPERATION_KINDS), status: oneOf(CARD_OPERATION_STATUSES) } },
-      { name: 'GET /v1/cards/{id}/transactions', path: () => `/v1/cards/${cardId}/transactions`, idRoute: true, token: () => customer, params: page('GET /v1/cards/{id}/transactions') },
-      { name: 'GET /v1/distributions', path: () => '/v1/distributions', token: () => admin, params: { ...page('GET /v1/distributions'), ...period, kind: oneOf(DISTRIBUTION_KINDS), status: oneOf(DISTRIBUTION_STATUSES) } },
+      {
+        name: 'GET /v1/card-users/{id}/operations',
+        path: () => `/v1/card-users/${cardUserId}/operations`,
+        idRoute: true,
+        token: () => customer,
+        params: {
+          ...page('GET /v1/card-users/{id}/operations'),
+          kind: oneOf(CARD_OPERATION_KINDS),
+          status: oneOf(CARD_OPERATION_STATUSES),
+        },
+      },
+      {
+        name: 'GET /v1/cards',
+        path: () => '/v1/cards',
+        token: () => customer,
+        params: {
+          ...page('GET /v1/cards'),
+          cardUserId: fc.oneof(fc.constant(cardUserId), fc.uuid().map(String), fc.string({ maxLength: 40 })),
+          status: oneOf(CARD_STATUSES),
+        },
+      },
+      {
+        name: 'GET /v1/cards/{id}/operations',
+        path: () => `/v1/cards/${cardId}/operations`,
+        idRoute: true,
+        token: () => customer,
+        params: { ...page('GET /v1/cards/{id}/operations'), kind: oneOf(CARD_OPERATION_KINDS), status: oneOf(CARD_OPERATION_STATUSES) },
+      },
+      {
+        name: 'GET /v1/cards/{id}/transactions',
+        path: () => `/v1/cards/${cardId}/transactions`,
+        idRoute: true,
+        token: () => customer,
+        params: page('GET /v1/cards/{id}/transactions'),
+      },
+      {
+        name: 'GET /v1/distributions',
+        path: () => '/v1/distributions',
+        token: () => admin,
+        params: { ...page('GET /v1/distributions'), ...period, kind: oneOf(DISTRIBUTION_KINDS), status: oneOf(DISTRIBUTION_STATUSES) },
+      },
       { name: 'GET /v1/wallet-links', path: () => '/v1/wallet-links', token: () => customer, params: page('GET /v1/wallet-links') },
     ];
   }
@@ -116,31 +220,65 @@ describe('fuzz: every list query', () => {
    */
   function hostileQuery(params: ParamValues): fc.Arbitrary<[string, string][]> {
     const names = Object.keys(params);
-    const plausible = fc.subarray(names).chain((chosen) => fc.tuple(...chosen.map((name) => params[name].map((v): [string, string] => [name, encodeUrlText(v)]))));
+    const plausible = fc
+      .subarray(names)
+      .chain((chosen) => fc.tuple(...chosen.map((name) => params[name].map((v): [string, string] => [name, encodeUrlText(v)]))));
     const mutation = fc.oneof(
-      fc.tuple(fc.constantFrom(...names), hostileUrlText).map(([name, value]) => (q: [string, string][]) => [...q.filter(([k]) => k !== name), [name, value]] as [string, string][]),
-      fc.constantFrom(...names).map((name) => (q: [string, string][]) => [...q, ...q.filter(([k]) => k === name), [name, 'x']] as [string, string][]),
-      fc.tuple(hostileKey, hostileUrlText).map(([key, value]) => (q: [string, string][]) => [...q, [encodeUrlText(key), value]] as [string, string][]),
-      fc.tuple(fc.constantFrom('__proto__', 'constructor', 'toString', 'prototype', '__proto__[x]', 'limit[]', 'a[b]'), fc.constantFrom('1', 'x', '%00')).map(([key, value]) => (q: [string, string][]) => [...q, [key, value]] as [string, string][]),
+      fc.tuple(fc.constantFrom(...names), hostileUrlText).map(
+        ([name, value]) =>
+          (q: [string, string][]) =>
+            [...q.filter(([k]) => k !== name), [name, value]] as [string, string][],
+      ),
+      fc
+        .constantFrom(...names)
+        .map((name) => (q: [string, string][]) => [...q, ...q.filter(([k]) => k === name), [name, 'x']] as [string, string][]),
+      fc.tuple(hostileKey, hostileUrlText).map(
+        ([key, value]) =>
+          (q: [string, string][]) =>
+            [...q, [encodeUrlText(key), value]] as [string, string][],
+      ),
+      fc
+        .tuple(
+          fc.constantFrom('__proto__', 'constructor', 'toString', 'prototype', '__proto__[x]', 'limit[]', 'a[b]'),
+          fc.constantFrom('1', 'x', '%00'),
+        )
+        .map(
+          ([key, value]) =>
+            (q: [string, string][]) =>
+              [...q, [key, value]] as [string, string][],
+        ),
     );
-    const mutated = fc.tuple(plausible, fc.array(mutation, { maxLength: 3 })).map(([query, mutations]) => mutations.reduce((q, mutate) => mutate(q), query as [string, string][]));
+    const mutated = fc
+      .tuple(plausible, fc.array(mutation, { maxLength: 3 }))
+      .map(([query, mutations]) => mutations.reduce((q, mutate) => mutate(q), query));
     const arbitrary = fc.array(fc.tuple(hostileUrlText, hostileUrlText), { maxLength: 5 });
     return fc.oneof({ weight: 5, arbitrary: mutated }, { weight: 1, arbitrary });
   }
 
-  it.each(lists().map((list) => [list.name] as const))('%s', async (name) => {
-    const list = lists().find((l) => l.name === name)!;
-    const target = list.idRoute
-      ? fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.oneof(hostileUrlText, fc.uuid().map(String)) })
-      : fc.constant(undefined);
-    const caller = fc.oneof({ weight: 18, arbitrary: fc.constant('own') }, { weight: 1, arbitrary: fc.constant('customer') }, { weight: 1, arbitrary: fc.constant('anonymous') });
-    await fc.assert(
-      fc.asyncProperty(hostileQuery(list.params), target, caller, async (query, id, who) => {
-        const path = id === undefined ? list.path() : list.path().replace(/[0-9a-f-]{36}/, id);
-        const token = who === 'own' ? list.token() : who === 'customer' ? customer : undefined;
-        await sendAndCheck(hosts.service, providerCalls, { method: 'GET', url: urlWithQuery(path, query), token, key: null });
-      }),
-      fuzzParameters(name),
-    );
-  }, 600_000);
+  it.each(lists().map((list) => [list.name] as const))(
+    '%s',
+    async (name) => {
+      const list = lists().find((l) => l.name === name)!;
+      const target = list.idRoute
+        ? fc.oneof(
+            { weight: 6, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: fc.oneof(hostileUrlText, fc.uuid().map(String)) },
+          )
+        : fc.constant(undefined);
+      const caller = fc.oneof(
+        { weight: 18, arbitrary: fc.constant('own') },
+        { weight: 1, arbitrary: fc.constant('customer') },
+        { weight: 1, arbitrary: fc.constant('anonymous') },
+      );
+      await fc.assert(
+        fc.asyncProperty(hostileQuery(list.params), target, caller, async (query, id, who) => {
+          const path = id === undefined ? list.path() : list.path().replace(/[0-9a-f-]{36}/, id);
+          const token = who === 'own' ? list.token() : who === 'customer' ? customer : undefined;
+          await sendAndCheck(hosts.service, providerCalls, { method: 'GET', url: urlWithQuery(path, query), token, key: null });
+        }),
+        fuzzParameters(name),
+      );
+    },
+    600_000,
+  );
 });

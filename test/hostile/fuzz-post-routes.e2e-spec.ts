@@ -48,46 +48,136 @@ describe('fuzz: every POST route', () => {
   // Freeze, unfreeze and terminate take no body, so nearly every case would reach the provider:
   // they aim mostly at a terminated card (409, nothing sent) and now and then at the live one.
   const stateRoute = (action: string) => (live: boolean) => `/v1/cards/${live ? cardId : terminatedCardId}/${action}`;
-  const routes: { name: string; path: (live: boolean) => string; idRoute?: boolean; noBody?: boolean; token: () => string; body: () => Record<string, unknown> }[] = [
-    { name: 'POST /v1/orders', path: () => '/v1/orders', token: () => customer, body: () => orderRequest({ wallet: TEST_WALLETS.NO_CALLBACK }) },
+  const routes: {
+    name: string;
+    path: (live: boolean) => string;
+    idRoute?: boolean;
+    noBody?: boolean;
+    token: () => string;
+    body: () => Record<string, unknown>;
+  }[] = [
+    {
+      name: 'POST /v1/orders',
+      path: () => '/v1/orders',
+      token: () => customer,
+      body: () => orderRequest({ wallet: TEST_WALLETS.NO_CALLBACK }),
+    },
     { name: 'POST /v1/card-users', path: () => '/v1/card-users', token: () => customer, body: () => cardUserRequest() },
-    { name: 'POST /v1/card-users/{id}/cards', path: () => `/v1/card-users/${cardUserId}/cards`, idRoute: true, token: () => customer, body: () => ({ balance: '5000', currency: 'XAF' }) },
-    { name: 'POST /v1/cards/{id}/topup', path: () => `/v1/cards/${cardId}/topup`, idRoute: true, token: () => customer, body: () => ({ amount: '10' }) },
-    { name: 'POST /v1/cards/{id}/withdraw', path: () => `/v1/cards/${cardId}/withdraw`, idRoute: true, token: () => customer, body: () => ({ amount: '1' }) },
-    { name: 'POST /v1/cards/{id}/freeze', path: stateRoute('freeze'), idRoute: true, noBody: true, token: () => customer, body: () => ({}) },
-    { name: 'POST /v1/cards/{id}/unfreeze', path: stateRoute('unfreeze'), idRoute: true, noBody: true, token: () => customer, body: () => ({}) },
-    { name: 'POST /v1/cards/{id}/terminate', path: stateRoute('terminate'), idRoute: true, noBody: true, token: () => customer, body: () => ({}) },
-    { name: 'POST /v1/wallet-links', path: () => '/v1/wallet-links', token: () => customer, body: () => ({ email: uniqueLinkEmail('fuzz'), phone: '650300009', phoneCountry: '+237' }) },
+    {
+      name: 'POST /v1/card-users/{id}/cards',
+      path: () => `/v1/card-users/${cardUserId}/cards`,
+      idRoute: true,
+      token: () => customer,
+      body: () => ({ balance: '5000', currency: 'XAF' }),
+    },
+    {
+      name: 'POST /v1/cards/{id}/topup',
+      path: () => `/v1/cards/${cardId}/topup`,
+      idRoute: true,
+      token: () => customer,
+      body: () => ({ amount: '10' }),
+    },
+    {
+      name: 'POST /v1/cards/{id}/withdraw',
+      path: () => `/v1/cards/${cardId}/withdraw`,
+      idRoute: true,
+      token: () => customer,
+      body: () => ({ amount: '1' }),
+    },
+    {
+      name: 'POST /v1/cards/{id}/freeze',
+      path: stateRoute('freeze'),
+      idRoute: true,
+      noBody: true,
+      token: () => customer,
+      body: () => ({}),
+    },
+    {
+      name: 'POST /v1/cards/{id}/unfreeze',
+      path: stateRoute('unfreeze'),
+      idRoute: true,
+      noBody: true,
+      token: () => customer,
+      body: () => ({}),
+    },
+    {
+      name: 'POST /v1/cards/{id}/terminate',
+      path: stateRoute('terminate'),
+      idRoute: true,
+      noBody: true,
+      token: () => customer,
+      body: () => ({}),
+    },
+    {
+      name: 'POST /v1/wallet-links',
+      path: () => '/v1/wallet-links',
+      token: () => customer,
+      body: () => ({ email: uniqueLinkEmail('fuzz'), phone: '650300009', phoneCountry: '+237' }),
+    },
     {
       name: 'POST /v1/distributions',
       path: () => '/v1/distributions',
       token: () => admin,
-      body: () => ({ paymentReceiver: matricules[0], paymentId: `pay_${randomUUID()}`, amount: '10000', currency: 'XAF', distribution: [{ matricule: matricules[1], rate: '33.33' }, { matricule: matricules[2], rate: 20 }] }),
+      body: () => ({
+        paymentReceiver: matricules[0],
+        paymentId: `pay_${randomUUID()}`,
+        amount: '10000',
+        currency: 'XAF',
+        distribution: [
+          { matricule: matricules[1], rate: '33.33' },
+          { matricule: matricules[2], rate: 20 },
+        ],
+      }),
     },
     {
       name: 'POST /v1/distributions/fiat',
       path: () => '/v1/distributions/fiat',
       token: () => admin,
-      body: () => ({ payer: 'Awa Ndiaye', amount: '250.75', currency: 'EUR', distribution: [{ matricule: matricules[1], rate: 60 }, { matricule: matricules[2], rate: '40' }] }),
+      body: () => ({
+        payer: 'Awa Ndiaye',
+        amount: '250.75',
+        currency: 'EUR',
+        distribution: [
+          { matricule: matricules[1], rate: 60 },
+          { matricule: matricules[2], rate: '40' },
+        ],
+      }),
     },
   ];
 
-  it.each(routes.map((route) => [route.name, route] as const))('%s', async (name, route) => {
-    // Mostly the route's own caller on its own resource; sometimes a foreign or hostile id, another
-    // customer, no token, or an Idempotency-Key that is missing or odd.
-    const target = route.idRoute
-      ? fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.oneof(hostileUrlText, fc.uuid().map(String)) })
-      : fc.constant(undefined);
-    const caller = fc.oneof({ weight: 18, arbitrary: fc.constant('own') }, { weight: 1, arbitrary: fc.constant('stranger') }, { weight: 1, arbitrary: fc.constant('anonymous') });
-    const key = fc.oneof({ weight: 18, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('', ' ', 'k'.repeat(300), 'é', 'a b') });
-    const live = route.noBody ? fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) : fc.constant(true);
-    await fc.assert(
-      fc.asyncProperty(hostileBody(route.body), target, caller, key, live, async (payload, id, who, idempotencyKey, onLiveCard) => {
-        const path = id === undefined ? route.path(onLiveCard) : route.path(onLiveCard).replace(/[0-9a-f-]{36}/, id);
-        const token = who === 'own' ? route.token() : who === 'stranger' ? stranger : undefined;
-        await sendAndCheck(hosts.service, providerCalls, { method: 'POST', url: path, token, key: idempotencyKey, payload });
-      }),
-      fuzzParameters(name),
-    );
-  }, 600_000);
+  it.each(routes.map((route) => [route.name, route] as const))(
+    '%s',
+    async (name, route) => {
+      // Mostly the route's own caller on its own resource; sometimes a foreign or hostile id, another
+      // customer, no token, or an Idempotency-Key that is missing or odd.
+      const target = route.idRoute
+        ? fc.oneof(
+            { weight: 5, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: fc.oneof(hostileUrlText, fc.uuid().map(String)) },
+          )
+        : fc.constant(undefined);
+      const caller = fc.oneof(
+        { weight: 18, arbitrary: fc.constant('own') },
+        { weight: 1, arbitrary: fc.constant('stranger') },
+        { weight: 1, arbitrary: fc.constant('anonymous') },
+      );
+      const key = fc.oneof(
+        { weight: 18, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.constantFrom('', ' ', 'k'.repeat(300), 'é', 'a b') },
+      );
+      const live = route.noBody
+        ? fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) })
+        : fc.constant(true);
+      await fc.assert(
+        fc.asyncProperty(hostileBody(route.body), target, caller, key, live, async (payload, id, who, idempotencyKey, onLiveCard) => {
+          const path = id === undefined ? route.path(onLiveCard) : route.path(onLiveCard).replace(/[0-9a-f-]{36}/, id);
+          const token = who === 'own' ? route.token() : who === 'stranger' ? stranger : undefined;
+          await sendAndCheck(hosts.service, providerCalls, { method: 'POST', url: path, token, key: idempotencyKey, payload });
+        }),
+        fuzzParameters(name),
+      );
+    },
+    600_000,
+  );
 });

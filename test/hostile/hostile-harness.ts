@@ -24,7 +24,10 @@ export async function startHostileHosts(env: Record<string, string> = {}, sandbo
 }
 
 /** Sends one request in-process; the body is sent as the exact JSON text given (or any string). */
-export async function inject(service: TestService, options: { method: 'GET' | 'POST'; url: string; token?: string; key?: string; payload?: string; query?: Record<string, string> }): Promise<InjectedAnswer> {
+export async function inject(
+  service: TestService,
+  options: { method: 'GET' | 'POST'; url: string; token?: string; key?: string; payload?: string; query?: Record<string, string> },
+): Promise<InjectedAnswer> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.key) headers['idempotency-key'] = options.key;
@@ -42,7 +45,13 @@ export async function inject(service: TestService, options: { method: 'GET' | 'P
 }
 
 /** Sends a JSON body (serialised with JSON.stringify, which keeps `__proto__` own keys). */
-export function postJson(service: TestService, url: string, token: string, body: unknown, key: string = randomUUID()): Promise<InjectedAnswer> {
+export function postJson(
+  service: TestService,
+  url: string,
+  token: string,
+  body: unknown,
+  key: string = randomUUID(),
+): Promise<InjectedAnswer> {
   return inject(service, { method: 'POST', url, token, key, payload: JSON.stringify(body) });
 }
 
@@ -71,7 +80,10 @@ export async function seedCustomer(hosts: LinkHosts, options: { phones: string[]
   if (user.status !== 201) throw new Error(`card user creation failed: ${user.status} ${user.raw}`);
   const cardIds: string[] = [];
   for (let i = 0; i < options.cards; i++) {
-    const card = await postJson(hosts.service, `/v1/card-users/${user.body.id}/cards`, owner.token, { balance: options.balance, currency: 'XAF' });
+    const card = await postJson(hosts.service, `/v1/card-users/${user.body.id}/cards`, owner.token, {
+      balance: options.balance,
+      currency: 'XAF',
+    });
     if (card.status !== 201) throw new Error(`card creation failed: ${card.status} ${card.raw}`);
     cardIds.push(card.body.id);
   }

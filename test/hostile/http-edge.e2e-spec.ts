@@ -21,7 +21,9 @@ function rawRequest(port: number, text: string): Promise<{ status: number; heade
       const answer = Buffer.concat(chunks).toString('utf8');
       const [head, ...rest] = answer.split('\r\n\r\n');
       const [statusLine, ...headerLines] = head.split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
   });
@@ -39,20 +41,32 @@ describe('the HTTP edge under attack', () => {
   const freshIp = () => {
     for (;;) {
       const ip = clientIp();
-      if (!usedIps.has(ip)) return usedIps.add(ip), ip;
+      if (!usedIps.has(ip)) return (usedIps.add(ip), ip);
     }
   };
-  const expectProblem = (res: { status: number; headers: Record<string, string>; body: unknown; text?: string }, status: number, code: string) => {
+  const expectProblem = (
+    res: { status: number; headers: Record<string, string>; body: unknown; text?: string },
+    status: number,
+    code: string,
+  ) => {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     const body = typeof res.body === 'string' ? JSON.parse(res.body) : res.text ? JSON.parse(res.text) : res.body;
-    expect(body).toMatchObject({ type: expect.stringContaining(code), title: expect.any(String), status, code, requestId: expect.any(String) });
+    expect(body).toMatchObject({
+      type: expect.stringContaining(code),
+      title: expect.any(String),
+      status,
+      code,
+      requestId: expect.any(String),
+    });
     return body as Record<string, unknown>;
   };
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    service = await startTestService(sandbox, { PUBLIC_RATE_LIMIT_PER_MINUTE: String(PUBLIC_LIMIT), TRUST_PROXY: 'true' }, [], { listen: true });
+    service = await startTestService(sandbox, { PUBLIC_RATE_LIMIT_PER_MINUTE: String(PUBLIC_LIMIT), TRUST_PROXY: 'true' }, [], {
+      listen: true,
+    });
     port = (service.server.address() as AddressInfo).port;
   });
   afterAll(async () => {
@@ -80,11 +94,24 @@ describe('the HTTP edge under attack', () => {
     it('an anonymous callback flood stores no more than the limit, each record small', async () => {
       const ip = freshIp();
       const orderIds = Array.from({ length: 16 }, () => randomUUID());
-      const spellings = ['/%761/callbacks/payin/ID/success', '/v1/callbacks/payin/ID/success', '/v1/%63allbacks/payin/ID/failure', '/v1/callbacks/%70ayin/ID/%73uccess'];
+      const spellings = [
+        '/%761/callbacks/payin/ID/success',
+        '/v1/callbacks/payin/ID/success',
+        '/v1/%63allbacks/payin/ID/failure',
+        '/v1/callbacks/%70ayin/ID/%73uccess',
+      ];
       const statuses: number[] = [];
       for (const [i, orderId] of orderIds.entries()) {
         const path = spellings[i % spellings.length].replace('ID', orderId) + '?token=x';
-        statuses.push((await request(service.server).post(path).set('x-forwarded-for', ip).set('content-type', 'text/plain').send('z'.repeat(64 * 1024))).status);
+        statuses.push(
+          (
+            await request(service.server)
+              .post(path)
+              .set('x-forwarded-for', ip)
+              .set('content-type', 'text/plain')
+              .send('z'.repeat(64 * 1024))
+          ).status,
+        );
       }
       expect(statuses.filter((status) => status === 404)).toHaveLength(PUBLIC_LIMIT);
       expect(statuses.filter((status) => status === 429)).toHaveLength(orderIds.length - PUBLIC_LIMIT);
@@ -106,11 +133,21 @@ describe('the HTTP edge under attack', () => {
       expectProblem(limited, 429, 'too_many_requests');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
       const url = new URL(service.get(CallbackUrlsService).urlsFor(created.body.id).successUrl);
-      const signed = await request(service.server).post(url.pathname + url.search).set('x-forwarded-for', ip).send({ status: 'SUCCESS' });
+      const signed = await request(service.server)
+        .post(url.pathname + url.search)
+        .set('x-forwarded-for', ip)
+        .send({ status: 'SUCCESS' });
       expect(signed.status).toBe(200);
       expect((await alice.getOrder(created.body.id)).body.status).toBe('SUCCEEDED');
       // Its retries do not draw on the address's bucket either, and that bucket stays exhausted.
-      for (let i = 0; i < 3; i++) expect((await request(service.server).get(url.pathname + url.search).set('x-forwarded-for', ip)).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect(
+          (
+            await request(service.server)
+              .get(url.pathname + url.search)
+              .set('x-forwarded-for', ip)
+          ).status,
+        ).toBe(200);
       expect((await request(service.server).get('/metrics').set('x-forwarded-for', ip)).status).toBe(429);
     });
     it('a signed callback URL has a bucket of its own: 60 calls a minute, whatever the address', async () => {
@@ -118,12 +155,25 @@ describe('the HTTP edge under attack', () => {
       const created = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK });
       const url = new URL(service.get(CallbackUrlsService).urlsFor(created.body.id).failureUrl);
       const statuses: number[] = [];
-      for (let i = 0; i < SIGNED_CALLBACK_LIMIT_PER_MINUTE + 2; i++) statuses.push((await request(service.server).get(url.pathname + url.search).set('x-forwarded-for', freshIp())).status);
+      for (let i = 0; i < SIGNED_CALLBACK_LIMIT_PER_MINUTE + 2; i++)
+        statuses.push(
+          (
+            await request(service.server)
+              .get(url.pathname + url.search)
+              .set('x-forwarded-for', freshIp())
+          ).status,
+        );
       expect(statuses.slice(0, SIGNED_CALLBACK_LIMIT_PER_MINUTE).every((status) => status === 200)).toBe(true);
       expect(statuses.slice(SIGNED_CALLBACK_LIMIT_PER_MINUTE)).toEqual([429, 429]);
       // The other URL of the same order is another bucket.
       const success = new URL(service.get(CallbackUrlsService).urlsFor(created.body.id).successUrl);
-      expect((await request(service.server).get(success.pathname + success.search).set('x-forwarded-for', freshIp())).status).toBe(200);
+      expect(
+        (
+          await request(service.server)
+            .get(success.pathname + success.search)
+            .set('x-forwarded-for', freshIp())
+        ).status,
+      ).toBe(200);
     });
   });
 
@@ -131,7 +181,12 @@ describe('the HTTP edge under attack', () => {
     const post = async (body: string, contentType = 'application/json') => {
       const alice = await customer(service);
       const before = sandbox.state.requests.length;
-      const res = await request(service.server).post('/v1/orders').auth(alice.token, { type: 'bearer' }).set('Idempotency-Key', randomUUID()).set('content-type', contentType).send(body);
+      const res = await request(service.server)
+        .post('/v1/orders')
+        .auth(alice.token, { type: 'bearer' })
+        .set('Idempotency-Key', randomUUID())
+        .set('content-type', contentType)
+        .send(body);
       expect(sandbox.state.requests.length).toBe(before);
       expect(await service.prisma.order.count({ where: { customerId: alice.sub } })).toBe(0);
       return res;
@@ -143,7 +198,10 @@ describe('the HTTP edge under attack', () => {
       const loopDelay = monitorEventLoopDelay({ resolution: 10 });
       loopDelay.enable();
       const started = performance.now();
-      const [refused, health] = await Promise.all([post(wide), request(service.server).get('/health/live').set('x-forwarded-for', freshIp())]);
+      const [refused, health] = await Promise.all([
+        post(wide),
+        request(service.server).get('/health/live').set('x-forwarded-for', freshIp()),
+      ]);
       const elapsedMs = performance.now() - started;
       loopDelay.disable();
       // The old code held the loop 3-6 s on such a body.
@@ -157,27 +215,55 @@ describe('the HTTP edge under attack', () => {
     it.each([
       ['JSON nested 1,500 deep', '['.repeat(1_500) + ']'.repeat(1_500), /deeper than 32/],
       ['an object nested 1,500 deep', '{"a":'.repeat(1_500) + '1' + '}'.repeat(1_500), /deeper than 32/],
-      ['33 levels', JSON.stringify({ ...orderRequest(), description: undefined, extra: JSON.parse('['.repeat(32) + ']'.repeat(32)) }), /deeper than 32/],
-      ['1,001 keys', JSON.stringify({ ...orderRequest(), ...Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, 1])) }), /1000 keys/],
+      [
+        '33 levels',
+        JSON.stringify({ ...orderRequest(), description: undefined, extra: JSON.parse('['.repeat(32) + ']'.repeat(32)) }),
+        /deeper than 32/,
+      ],
+      [
+        '1,001 keys',
+        JSON.stringify({ ...orderRequest(), ...Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, 1])) }),
+        /1000 keys/,
+      ],
       ['1,001 copies of one key', `{${Array.from({ length: 1_001 }, () => '"amount":"1"').join(',')}}`, /1000 keys/],
-      ['12,000 values spread over arrays', JSON.stringify({ ...orderRequest(), extra: Array.from({ length: 12 }, () => Array.from({ length: 1_000 }, () => 0)) }), /10000 values/],
+      [
+        '12,000 values spread over arrays',
+        JSON.stringify({ ...orderRequest(), extra: Array.from({ length: 12 }, () => Array.from({ length: 1_000 }, () => 0)) }),
+        /10000 values/,
+      ],
     ])('%s: 400 body_too_complex, never a 500', async (_name, body, detail) => {
       const problem = expectProblem(await post(body), 400, 'body_too_complex');
       expect(problem.detail).toMatch(detail);
     });
 
     it('a form of 2,000 fields is refused the same way', async () => {
-      expectProblem(await post(Array.from({ length: 2_000 }, (_, i) => `f${i}=1`).join('&'), 'application/x-www-form-urlencoded'), 400, 'body_too_complex');
+      expectProblem(
+        await post(Array.from({ length: 2_000 }, (_, i) => `f${i}=1`).join('&'), 'application/x-www-form-urlencoded'),
+        400,
+        'body_too_complex',
+      );
     });
 
     it('a query string of more than 1,000 fields is refused before validation, also on GET', async () => {
       const token = await service.bearer('alice', 'finance');
       const fields = (count: number) => Array.from({ length: count }, (_, i) => i.toString(36)).join('&');
       const started = performance.now();
-      const problem = expectProblem(await request(service.server).get(`/v1/orders?${fields(1_001)}`).auth(token, { type: 'bearer' }), 400, 'query_too_complex');
+      const problem = expectProblem(
+        await request(service.server)
+          .get(`/v1/orders?${fields(1_001)}`)
+          .auth(token, { type: 'bearer' }),
+        400,
+        'query_too_complex',
+      );
       expect(problem.detail).toMatch(/more than 1000 fields/);
       expect(performance.now() - started).toBeLessThan(1_000);
-      expect((await request(service.server).get(`/v1/orders?${fields(1_000)}`).auth(token, { type: 'bearer' })).body.code).not.toBe('query_too_complex');
+      expect(
+        (
+          await request(service.server)
+            .get(`/v1/orders?${fields(1_000)}`)
+            .auth(token, { type: 'bearer' })
+        ).body.code,
+      ).not.toBe('query_too_complex');
     });
 
     it('32 levels pass the bound (and meet ordinary validation)', async () => {
@@ -189,14 +275,22 @@ describe('the HTTP edge under attack', () => {
 
   describe('router and HTTP-layer errors are problem+json', () => {
     it('a URL that does not decode', async () => {
-      const res = await request(service.server).get('/v1/orders/%FF').set('authorization', `Bearer ${await service.bearer('alice')}`);
+      const res = await request(service.server)
+        .get('/v1/orders/%FF')
+        .set('authorization', `Bearer ${await service.bearer('alice')}`);
       const problem = expectProblem(res, 400, 'bad_url');
       expect(res.headers['x-request-id']).toBe(problem.requestId);
     });
 
     it('a path parameter over 100 characters', async () => {
       expectProblem(await request(service.server).get('/v1/orders/' + 'a'.repeat(150)), 414, 'uri_too_long');
-      expectProblem(await request(service.server).post(`/v1/callbacks/payin/${'b'.repeat(101)}/success`).set('x-forwarded-for', freshIp()), 414, 'uri_too_long');
+      expectProblem(
+        await request(service.server)
+          .post(`/v1/callbacks/payin/${'b'.repeat(101)}/success`)
+          .set('x-forwarded-for', freshIp()),
+        414,
+        'uri_too_long',
+      );
     });
 
     it('headers over 16 KiB', async () => {
@@ -222,14 +316,19 @@ describe('the HTTP edge under attack', () => {
       ['a wrong token then a valid one', (token: string) => ['wrong', token]],
     ])('%s: 400, whichever comes first', async (_name, tokens) => {
       const token = await service.bearer('alice', 'finance');
-      const lines = tokens(token).map((value) => `Authorization: Bearer ${value}\r\n`).join('');
+      const lines = tokens(token)
+        .map((value) => `Authorization: Bearer ${value}\r\n`)
+        .join('');
       const res = await rawRequest(port, `GET /v1/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines}\r\n`);
       expectProblem(res, 400, 'duplicate_authorization_header');
     });
 
     it('one header is fine', async () => {
       const token = await service.bearer('alice', 'finance');
-      const res = await rawRequest(port, `GET /v1/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+      const res = await rawRequest(
+        port,
+        `GET /v1/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+      );
       expect(res.status).toBe(200);
     });
   });

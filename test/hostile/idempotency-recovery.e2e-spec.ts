@@ -33,7 +33,8 @@ describe('Idempotency-Key recovery after the request holding it died', () => {
     UPDATE idempotency_records SET state = 'in_progress', response_status = NULL, response_body = NULL, completed_at = NULL,
       lease_until = now() - interval '1 second'
     WHERE key = ${key}`;
-  const payinsOf = (reference: string) => hosts.base.state.requestsTo('/api/agent/bills/v3', 'POST').filter((r) => (r.body as { order_id?: string }).order_id === reference);
+  const payinsOf = (reference: string) =>
+    hosts.base.state.requestsTo('/api/agent/bills/v3', 'POST').filter((r) => (r.body as { order_id?: string }).order_id === reference);
 
   describe('orders', () => {
     it('links the order to its record when it is stored, and answers a retry with the order as it is now', async () => {
@@ -154,7 +155,12 @@ describe('Idempotency-Key recovery after the request holding it died', () => {
       const retry = await alice.createCard(cardUser.id, body, key);
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBe('true');
-      expect(retry.body).toMatchObject({ id: first.body.id, last4: first.body.last4, operationId: first.body.operationId, secretsShownOnce: true });
+      expect(retry.body).toMatchObject({
+        id: first.body.id,
+        last4: first.body.last4,
+        operationId: first.body.operationId,
+        secretsShownOnce: true,
+      });
       expect(retry.body).not.toHaveProperty('cardNumber');
       expect(retry.body).not.toHaveProperty('cvv');
       expect(JSON.stringify(retry.body)).not.toContain(first.body.cardNumber);
@@ -166,7 +172,12 @@ describe('Idempotency-Key recovery after the request holding it died', () => {
       const cardUser = (await alice.createCardUser()).body;
       const key = randomUUID();
       const body = { balance: '700', currency: 'XAF' };
-      hosts.base.state.injectFault({ path: `/api/action/card/${cardUser.providerUserId}`, method: 'POST', status: 502, body: { message: 'upstream' } });
+      hosts.base.state.injectFault({
+        path: `/api/action/card/${cardUser.providerUserId}`,
+        method: 'POST',
+        status: 502,
+        body: { message: 'upstream' },
+      });
       const first = await alice.createCard(cardUser.id, body, key);
       expect(first.status).toBeGreaterThanOrEqual(500);
       const operationId = first.body.operationId as string;
@@ -191,7 +202,15 @@ describe('Idempotency-Key recovery after the request holding it died', () => {
       }
       await hosts.syncTokens();
       const admin = await apiUser(service, `admin_${randomUUID().slice(0, 6)}`, 'admin');
-      const body = { payer: 'Awa Ndiaye', currency: 'XAF', amount: '900', distribution: [{ matricule: matricules[0], rate: 50 }, { matricule: matricules[1], rate: 50 }] };
+      const body = {
+        payer: 'Awa Ndiaye',
+        currency: 'XAF',
+        amount: '900',
+        distribution: [
+          { matricule: matricules[0], rate: 50 },
+          { matricule: matricules[1], rate: 50 },
+        ],
+      };
       const key = randomUUID();
       const fiatCalls = () => hosts.link.state.requestsTo('/api/agent/link/fiat-distribution').length;
       const callsBefore = fiatCalls();

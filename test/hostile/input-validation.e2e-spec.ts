@@ -20,7 +20,14 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
   const providerRequests = () => hosts.base.state.requests.length + hosts.link.state.requests.length;
   const rowCounts = async () => {
     const p = hosts.service.prisma;
-    return [await p.order.count(), await p.cardUser.count(), await p.card.count(), await p.cardOperation.count(), await p.walletLink.count(), await p.distribution.count()];
+    return [
+      await p.order.count(),
+      await p.cardUser.count(),
+      await p.card.count(),
+      await p.cardOperation.count(),
+      await p.walletLink.count(),
+      await p.distribution.count(),
+    ];
   };
 
   beforeAll(async () => {
@@ -47,12 +54,23 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
     { name: 'cards', url: `/v1/card-users/${cardUserId}/cards`, token: customerToken, body: { balance: '5000', currency: 'XAF' } },
     { name: 'card top-up', url: `/v1/cards/${cardId}/topup`, token: customerToken, body: { amount: '10' } },
     { name: 'card withdraw', url: `/v1/cards/${cardId}/withdraw`, token: customerToken, body: { amount: '10' } },
-    { name: 'wallet links', url: '/v1/wallet-links', token: customerToken, body: { email: uniqueLinkEmail(), phone: '650200009', phoneCountry: '+237' } },
+    {
+      name: 'wallet links',
+      url: '/v1/wallet-links',
+      token: customerToken,
+      body: { email: uniqueLinkEmail(), phone: '650200009', phoneCountry: '+237' },
+    },
     {
       name: 'distributions',
       url: '/v1/distributions',
       token: adminToken,
-      body: { paymentReceiver: matricules[0], paymentId: `pay_${randomUUID()}`, amount: '1000', currency: 'XAF', distribution: [{ matricule: matricules[1], rate: '50' }] },
+      body: {
+        paymentReceiver: matricules[0],
+        paymentId: `pay_${randomUUID()}`,
+        amount: '1000',
+        currency: 'XAF',
+        distribution: [{ matricule: matricules[1], rate: '50' }],
+      },
     },
     {
       name: 'fiat distributions',
@@ -82,11 +100,14 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
       for (const route of routes()) {
         for (const field of textFieldsOf(route.body)) {
           const before = { calls: providerRequests(), rows: await rowCounts() };
-          const answer = await postJson(hosts.service, route.url, route.token, { ...route.body, [field]: corrupt(String(route.body[field])) });
+          const answer = await postJson(hosts.service, route.url, route.token, {
+            ...route.body,
+            [field]: corrupt(String(route.body[field])),
+          });
           try {
             await expectRefused(answer, field, before);
           } catch (error) {
-            throw new Error(`${route.name}.${field}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`);
+            throw new Error(`${route.name}.${field}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`, { cause: error });
           }
         }
       }
@@ -95,7 +116,10 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
     it('in a nested distribution entry, names the entry', async () => {
       const route = routes().find((r) => r.name === 'distributions')!;
       const before = { calls: providerRequests(), rows: await rowCounts() };
-      const answer = await postJson(hosts.service, route.url, route.token, { ...route.body, distribution: [{ matricule: corrupt(matricules[1]), rate: '50' }] });
+      const answer = await postJson(hosts.service, route.url, route.token, {
+        ...route.body,
+        distribution: [{ matricule: corrupt(matricules[1]), rate: '50' }],
+      });
       await expectRefused(answer, 'distribution[0].matricule', before);
     });
   });
@@ -109,7 +133,11 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
   it('a card user with a NUL or a lone surrogate never reaches the provider: no orphan provider user, and the key stays free', async () => {
     const key = randomUUID();
     const usersAtProvider = () => hosts.base.state.requestsTo('/api/action/card*').length;
-    for (const body of [cardUserRequest({ lastName: 'Nd\u0000iaye' }), cardUserRequest({ email: 'awa\ud800@example.com' }), cardUserRequest({ firstName: '\udc00' })]) {
+    for (const body of [
+      cardUserRequest({ lastName: 'Nd\u0000iaye' }),
+      cardUserRequest({ email: 'awa\ud800@example.com' }),
+      cardUserRequest({ firstName: '\udc00' }),
+    ]) {
       const before = usersAtProvider();
       const answer = await postJson(hosts.service, '/v1/card-users', customerToken, body, key);
       expect(answer.status).toBe(400);
@@ -130,14 +158,23 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
         hosts.base.state.injectFault({ path: '/api/action/card/user', method: 'POST', status: 200, body: created });
         const before = await hosts.service.prisma.cardUser.count();
         const answer = await postJson(hosts.service, '/v1/card-users', customerToken, cardUserRequest());
-        expect({ status: answer.status, code: answer.body?.code, problem: problemShapeFailure(answer) }).toEqual({ status: 502, code: 'provider_bad_response', problem: undefined });
+        expect({ status: answer.status, code: answer.body?.code, problem: problemShapeFailure(answer) }).toEqual({
+          status: 502,
+          code: 'provider_bad_response',
+          problem: undefined,
+        });
         expect(await hosts.service.prisma.cardUser.count()).toBe(before);
       }
     });
 
     it("an answer naming a user already stored (another customer's) is 502 provider_bad_response, not 500, and no one gets the other's user", async () => {
       const existing = await hosts.service.prisma.cardUser.findUniqueOrThrow({ where: { id: cardUserId } });
-      hosts.base.state.injectFault({ path: '/api/action/card/user', method: 'POST', status: 200, body: { user_id: existing.providerUserId, reference: existing.providerReference } });
+      hosts.base.state.injectFault({
+        path: '/api/action/card/user',
+        method: 'POST',
+        status: 200,
+        body: { user_id: existing.providerUserId, reference: existing.providerReference },
+      });
       const intruder = await hosts.service.bearer(`cust_${randomUUID().slice(0, 8)}`);
       const answer = await postJson(hosts.service, '/v1/card-users', intruder, cardUserRequest());
       expect({ status: answer.status, code: answer.body?.code }).toEqual({ status: 502, code: 'provider_bad_response' });
@@ -149,7 +186,13 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
       hosts.base.state.injectFault({
         path: `/api/action/card/user/${existing.providerReference}`,
         status: 200,
-        body: { user_id: existing.providerUserId, first_name: 'A\u0000wa', last_name: '\udc00', email: 'x\u0000@example.com', cards: ['card\u0000'] },
+        body: {
+          user_id: existing.providerUserId,
+          first_name: 'A\u0000wa',
+          last_name: '\udc00',
+          email: 'x\u0000@example.com',
+          cards: ['card\u0000'],
+        },
       });
       const answer = await inject(hosts.service, { method: 'GET', url: `/v1/card-users/${cardUserId}`, token: customerToken });
       expect(answer.status).toBe(200);
@@ -179,7 +222,7 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
         try {
           await expectRefused(answer, name, before);
         } catch (error) {
-          throw new Error(`${route.name}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`);
+          throw new Error(`${route.name}: ${answer.status} ${answer.raw.slice(0, 300)}\n${String(error)}`, { cause: error });
         }
       }
     },
@@ -229,8 +272,17 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
     });
 
     it('the card transactions offset cursor too', async () => {
-      for (const cursor of [Buffer.from('offset:99999999999').toString('base64url'), Buffer.from('offset:-1').toString('base64url'), '\u0000']) {
-        const answer = await inject(hosts.service, { method: 'GET', url: `/v1/cards/${cardId}/transactions`, token: customerToken, query: { cursor } });
+      for (const cursor of [
+        Buffer.from('offset:99999999999').toString('base64url'),
+        Buffer.from('offset:-1').toString('base64url'),
+        '\u0000',
+      ]) {
+        const answer = await inject(hosts.service, {
+          method: 'GET',
+          url: `/v1/cards/${cardId}/transactions`,
+          token: customerToken,
+          query: { cursor },
+        });
         expect(answer.status).toBe(400);
       }
     });
@@ -240,7 +292,12 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
       await postJson(hosts.service, '/v1/orders', customerToken, orderRequest());
       const first = await inject(hosts.service, { method: 'GET', url: '/v1/orders', token: customerToken, query: { limit: '1' } });
       expect(first.body.nextCursor).toEqual(expect.any(String));
-      const second = await inject(hosts.service, { method: 'GET', url: '/v1/orders', token: customerToken, query: { limit: '1', cursor: first.body.nextCursor } });
+      const second = await inject(hosts.service, {
+        method: 'GET',
+        url: '/v1/orders',
+        token: customerToken,
+        query: { limit: '1', cursor: first.body.nextCursor },
+      });
       expect(second.status).toBe(200);
       expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
     });
@@ -259,7 +316,7 @@ describe('hostile input: refused with 400 before anything is stored or sent', ()
       ['/v1/callbacks', financeToken],
       ['/v1/distributions', adminToken],
     ] as const) {
-      const answer = await inject(hosts.service, { method: 'GET', url, token, query: query as Record<string, string> });
+      const answer = await inject(hosts.service, { method: 'GET', url, token, query: query });
       if ('status' in query && !['/v1/orders', '/v1/orders/export.csv'].includes(url)) continue;
       expect({ url, status: answer.status, problem: problemShapeFailure(answer) }).toEqual({ url, status: 400, problem: undefined });
     }

@@ -13,7 +13,13 @@ export interface SseClient {
 export function openSseClient(port: number, token: string, orderId: string): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, path: `/v1/orders/${orderId}/events`, agent: false, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/v1/orders/${orderId}/events`,
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      },
       (res) => {
         res.setEncoding('utf8');
         const client: SseClient = { status: res.statusCode ?? 0, headers: res.headers, body: '', ended: false, close: () => req.destroy() };

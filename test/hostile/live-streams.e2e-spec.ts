@@ -52,14 +52,20 @@ async function openStreams(port: number, tokens: string[], orderId: string, conc
  * not that of the clients' sockets and buffers.
  */
 function startClientProcess() {
-  const child: ChildProcess = fork(resolve(__dirname, 'live-streams-clients.ts'), [], { execArgv: ['-r', '@swc-node/register'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(resolve(__dirname, 'live-streams-clients.ts'), [], {
+    execArgv: ['-r', '@swc-node/register'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ask = <T>(request: ClientsRequest): Promise<T> =>
     new Promise((answer, fail) => {
-      child.once('message', (reply: { ok: boolean; answer?: T; error?: string }) => (reply.ok ? answer(reply.answer as T) : fail(new Error(reply.error))));
+      child.once('message', (reply: { ok: boolean; answer?: T; error?: string }) =>
+        reply.ok ? answer(reply.answer as T) : fail(new Error(reply.error)),
+      );
       child.send(request);
     });
   const waitAll = async (until: 'snapshot' | 'ended', timeoutMs = 60_000) => {
-    if (!(await ask<boolean>({ cmd: 'waitAll', until, timeoutMs }))) throw new Error(`not every client reached "${until}" in ${timeoutMs} ms`);
+    if (!(await ask<boolean>({ cmd: 'waitAll', until, timeoutMs })))
+      throw new Error(`not every client reached "${until}" in ${timeoutMs} ms`);
   };
   return { ask, waitAll, stop: () => child.kill() };
 }
@@ -82,7 +88,7 @@ async function statementsDuring(during: () => Promise<void>): Promise<string[]> 
     const first = args[0] as string | { text?: string };
     statements.push(typeof first === 'string' ? first : (first?.text ?? ''));
     return originalQuery.apply(this, args as never);
-  } as never);
+  });
   try {
     await during();
   } finally {
@@ -201,12 +207,20 @@ describe('live status streams under load', () => {
     expect(overInstance.status).toBe(429);
     expect(overInstance.headers['content-type']).toContain('application/problem+json');
     expect(Number(overInstance.headers['retry-after'])).toBeGreaterThan(0);
-    expect(JSON.parse(overInstance.body)).toMatchObject({ status: 429, code: 'too_many_streams', detail: expect.stringContaining('instance') });
+    expect(JSON.parse(overInstance.body)).toMatchObject({
+      status: 429,
+      code: 'too_many_streams',
+      detail: expect.stringContaining('instance'),
+    });
     expect(service.get(OrderStreams).openStreams()).toBe(STREAMS);
   }, 30_000);
 
   it('delivers the deciding callback to all 2,000 streams, each ends after it and frees its place', async () => {
-    const res = await fetch(`http://127.0.0.1:${port}${successPath}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`http://127.0.0.1:${port}${successPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(200);
     await bulk.waitAll('ended');
     const reports = await bulk.ask<ClientReport[]>({ cmd: 'report' });
@@ -224,7 +238,12 @@ describe('live status streams under load', () => {
   it('gives a place back when its client disconnects', async () => {
     const bob = await customer(service);
     const quiet = (await bob.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK })).body;
-    const held = await openStreams(port, Array.from({ length: PER_USER }, () => bob.token), quiet.id, PER_USER);
+    const held = await openStreams(
+      port,
+      Array.from({ length: PER_USER }, () => bob.token),
+      quiet.id,
+      PER_USER,
+    );
     expect(held.map((c) => c.status)).toEqual(Array.from({ length: PER_USER }, () => 200));
     expect(service.get(OrderStreams).openStreams(bob.sub)).toBe(PER_USER);
     const refused = await openStream(port, bob.token, quiet.id);

@@ -42,7 +42,17 @@ describe('provider echoes never reach answers, logs or the database', () => {
     const bearers = sandbox.state.requests
       .map((r) => /^Bearer\s+(\S+)/.exec(String(r.headers.authorization ?? ''))?.[1])
       .filter((t): t is string => Boolean(t));
-    return [API_KEY, SECRET_KEY, SP_TOKEN, CALLBACK_SECRET, ENCRYPTION_KEY, JWT_SECRET, ...sandbox.state.tokens.keys(), ...bearers, ...cardNumbers];
+    return [
+      API_KEY,
+      SECRET_KEY,
+      SP_TOKEN,
+      CALLBACK_SECRET,
+      ENCRYPTION_KEY,
+      JWT_SECRET,
+      ...sandbox.state.tokens.keys(),
+      ...bearers,
+      ...cardNumbers,
+    ];
   }
 
   /** Tokens of the callback URLs the service sent with its pay-ins. */
@@ -63,7 +73,9 @@ describe('provider echoes never reach answers, logs or the database', () => {
       SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
     const lines: string[] = [];
     for (const { name } of tables) {
-      const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(t)::text AS row FROM "${name.replace(/"/g, '""')}" t`);
+      const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(
+        `SELECT row_to_json(t)::text AS row FROM "${name.replace(/"/g, '""')}" t`,
+      );
       lines.push(...rows.map((r) => `${name}: ${r.row}`));
     }
     return lines.join('\n');
@@ -104,7 +116,11 @@ describe('provider echoes never reach answers, logs or the database', () => {
     const payinKey = randomUUID();
     const refused = keep(await order(payinKey));
     deferExpect(() => expect(refused.body).toMatchObject({ status: 'FAILED' }));
-    deferExpect(() => expect(refused.body.failureReason).toMatch(/^invalid x-api-key \[REDACTED\] with bearer \[REDACTED\]; successUrl http.*token=\[REDACTED\]/));
+    deferExpect(() =>
+      expect(refused.body.failureReason).toMatch(
+        /^invalid x-api-key \[REDACTED\] with bearer \[REDACTED\]; successUrl http.*token=\[REDACTED\]/,
+      ),
+    );
     keep(await order(payinKey)); // the idempotent replay
     const accepted = keep(await order(randomUUID(), { wallet: TEST_WALLETS.NO_CALLBACK }));
     deferExpect(() => expect(accepted.status).toBe(201));
@@ -114,13 +130,24 @@ describe('provider echoes never reach answers, logs or the database', () => {
     sandbox.state.injectFault({ path: '/api/agent/bills/v3', status: 503, body: { success: false, message: 'down', echo: `${API_KEY}` } });
     keep(await order());
     // The provider echoes secrets it never saw too (a debugging provider, a proxy page).
-    sandbox.state.injectFault({ path: '/api/agent/bills/v3', status: 400, body: { success: false, message: `keys ${CALLBACK_SECRET} ${ENCRYPTION_KEY} ${JWT_SECRET}` } });
+    sandbox.state.injectFault({
+      path: '/api/agent/bills/v3',
+      status: 400,
+      body: { success: false, message: `keys ${CALLBACK_SECRET} ${ENCRYPTION_KEY} ${JWT_SECRET}` },
+    });
     const unseenSecrets = keep(await order());
-    deferExpect(() => expect(unseenSecrets.body).toMatchObject({ status: 'FAILED', failureReason: 'keys [REDACTED] [REDACTED] [REDACTED]' }));
+    deferExpect(() =>
+      expect(unseenSecrets.body).toMatchObject({ status: 'FAILED', failureReason: 'keys [REDACTED] [REDACTED] [REDACTED]' }),
+    );
 
     // 3. A wallet link refused with an echo of the API key and the bearer.
     echoOnce('/api/agent/link/new');
-    const link = keep(await http().post('/v1/wallet-links').auth(alice.token, { type: 'bearer' }).send({ email: uniqueEmail('echo'), phone: '650000001', phoneCountry: '+237' }));
+    const link = keep(
+      await http()
+        .post('/v1/wallet-links')
+        .auth(alice.token, { type: 'bearer' })
+        .send({ email: uniqueEmail('echo'), phone: '650000001', phoneCountry: '+237' }),
+    );
     deferExpect(() => expect(link.status).toBe(422));
     deferExpect(() => expect(link.body).toMatchObject({ code: 'provider_link_rejected' }));
 
@@ -133,7 +160,11 @@ describe('provider echoes never reach answers, logs or the database', () => {
     echoOnce(`/api/action/card/transaction/${card.providerCardId}`);
     const topUp = keep(await alice.topUp(card.id, '1000', topUpKey));
     deferExpect(() => expect(topUp.status).toBe(422));
-    deferExpect(() => expect(topUp.body.providerMessage).toMatch(new RegExp(`^card \\*{4} \\*{4} \\*{4} ${card.cardNumber.slice(-4)} cvv \\[REDACTED\\] declined`)));
+    deferExpect(() =>
+      expect(topUp.body.providerMessage).toMatch(
+        new RegExp(`^card \\*{4} \\*{4} \\*{4} ${card.cardNumber.slice(-4)} cvv \\[REDACTED\\] declined`),
+      ),
+    );
     const replayed = keep(await alice.topUp(card.id, '1000', topUpKey));
     deferExpect(() => expect(replayed.headers['idempotent-replayed']).toBe('true'));
     echoOnce(`/api/action/card/transaction/${card.providerCardId}`, { status: 500 });

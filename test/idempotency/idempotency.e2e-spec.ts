@@ -34,7 +34,9 @@ describe('idempotent POSTs', () => {
       .post(`/idempotency-probe/${path}`)
       .set('authorization', `Bearer ${options.token ?? alice}`);
     if (options.key !== undefined) req = req.set('idempotency-key', options.key);
-    return typeof options.body === 'string' ? req.set('content-type', 'application/json').send(options.body) : req.send(options.body as object);
+    return typeof options.body === 'string'
+      ? req.set('content-type', 'application/json').send(options.body)
+      : req.send(options.body as object);
   };
   const fresh = () => ({ key: randomUUID(), ref: randomUUID() });
   const recordsOf = (key: string) => service.prisma.idempotencyRecord.findMany({ where: { key } });
@@ -131,7 +133,11 @@ describe('idempotent POSTs', () => {
 
     it('answers 401 on a route that forgot @Auth rather than sharing keys between callers', async () => {
       const { key, ref } = fresh();
-      const res = await request(service.server).post('/idempotency-probe/open').set('idempotency-key', key).send({ ref, amount: 1 }).expect(401);
+      const res = await request(service.server)
+        .post('/idempotency-probe/open')
+        .set('idempotency-key', key)
+        .send({ ref, amount: 1 })
+        .expect(401);
       expect(res.body.code).toBe('unauthenticated');
       expect(runsOf(ref)).toBe(0);
     });
@@ -180,7 +186,9 @@ describe('idempotent POSTs', () => {
       const { key, ref } = fresh();
       const body = { ref, amount: 9, delayMs: 1500 };
       // Spread over both instances: the wait is the route's (150 ms), the key is shared.
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post('charge-impatient', { key, body, on: i % 2 ? other : service })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => post('charge-impatient', { key, body, on: i % 2 ? other : service })),
+      );
       const done = answers.filter((res) => res.status === 201);
       const waiting = answers.filter((res) => res.status === 409);
       expect(done).toHaveLength(1);
@@ -243,7 +251,8 @@ describe('idempotent POSTs', () => {
   });
 
   describe('expiry', () => {
-    const expire = (key: string) => service.prisma.$executeRaw`UPDATE idempotency_records SET expires_at = now() - interval '1 minute' WHERE key = ${key}`;
+    const expire = (key: string) =>
+      service.prisma.$executeRaw`UPDATE idempotency_records SET expires_at = now() - interval '1 minute' WHERE key = ${key}`;
 
     it('purges expired records, and an expired key can be used again', async () => {
       const { key, ref } = fresh();
@@ -276,7 +285,9 @@ describe('idempotent POSTs', () => {
   it('documents the header and the 409/422 answers in the OpenAPI document', async () => {
     const res = await request(service.server).get('/docs-json').expect(200);
     const operation = res.body.paths['/idempotency-probe/charge'].post;
-    expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]));
+    expect(operation.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]),
+    );
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '409', '422']));
   });
 });

@@ -32,14 +32,20 @@ describe('callbacks, idempotency and access to orders', () => {
 
   describe('callback tampering changes nothing and answers 404', () => {
     it.each([
-      ['the failure token on the success URL', (u: { successUrl: string; failureUrl: string }) => u.successUrl.replace(/token=.*/, `token=${new URL(u.failureUrl).searchParams.get('token')}`)],
+      [
+        'the failure token on the success URL',
+        (u: { successUrl: string; failureUrl: string }) =>
+          u.successUrl.replace(/token=.*/, `token=${new URL(u.failureUrl).searchParams.get('token')}`),
+      ],
       ['no token', (u: { successUrl: string }) => u.successUrl.replace(/\?token=.*/, '')],
       ['a random token', (u: { successUrl: string }) => u.successUrl.replace(/token=.*/, 'token=' + 'A'.repeat(43))],
       ['an empty token', (u: { successUrl: string }) => u.successUrl.replace(/token=.*/, 'token=')],
     ])('%s', async (_name, tamper) => {
       const alice = await customer(service);
       const quiet = await quietOrder(alice);
-      const res = await request(service.server).post(pathOf(tamper(quiet))).send({ status: 'SUCCESS' });
+      const res = await request(service.server)
+        .post(pathOf(tamper(quiet)))
+        .send({ status: 'SUCCESS' });
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/problem\+json/);
       const after = (await alice.getOrder(quiet.order.id)).body;
@@ -108,7 +114,11 @@ describe('callbacks, idempotency and access to orders', () => {
     it('headers are stored without secrets', async () => {
       const alice = await customer(service);
       const quiet = await quietOrder(alice);
-      const res = await request(service.server).post(pathOf(quiet.successUrl)).set('authorization', 'Bearer provider-secret-xyz').set('x-provider-signature', 'sig').send({ a: 1 });
+      const res = await request(service.server)
+        .post(pathOf(quiet.successUrl))
+        .set('authorization', 'Bearer provider-secret-xyz')
+        .set('x-provider-signature', 'sig')
+        .send({ a: 1 });
       const stored = await service.prisma.providerCallback.findUniqueOrThrow({ where: { id: res.body.callbackId } });
       expect(JSON.stringify(stored.headers)).not.toContain('provider-secret-xyz');
       expect(stored.headers).toMatchObject({ 'x-provider-signature': 'sig' });
@@ -124,7 +134,9 @@ describe('callbacks, idempotency and access to orders', () => {
       await service.prisma.$executeRawUnsafe(`
         CREATE OR REPLACE FUNCTION refuse_marked_callbacks() RETURNS trigger AS $$
         BEGIN IF NEW.raw_body = 'REFUSE-ME' THEN RAISE EXCEPTION 'storage unavailable'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
-      await service.prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_marked_callbacks BEFORE INSERT ON provider_callbacks FOR EACH ROW EXECUTE FUNCTION refuse_marked_callbacks()`);
+      await service.prisma.$executeRawUnsafe(
+        `CREATE TRIGGER refuse_marked_callbacks BEFORE INSERT ON provider_callbacks FOR EACH ROW EXECUTE FUNCTION refuse_marked_callbacks()`,
+      );
       try {
         const refused = await request(service.server).post(pathOf(quiet.successUrl)).set('content-type', 'text/plain').send('REFUSE-ME');
         expect(refused.status).toBeGreaterThanOrEqual(500);
@@ -151,7 +163,9 @@ describe('callbacks, idempotency and access to orders', () => {
   it('20 concurrent duplicate success callbacks: one transition, the rest DUPLICATE', async () => {
     const alice = await customer(service);
     const quiet = await quietOrder(alice);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => request(service.server).post(pathOf(quiet.successUrl)).send({ status: 'SUCCESS' })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => request(service.server).post(pathOf(quiet.successUrl)).send({ status: 'SUCCESS' })),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     const stored = await service.prisma.providerCallback.findMany({ where: { orderId: quiet.order.id } });
     expect(stored.filter((c) => c.result === 'APPLIED')).toHaveLength(1);
@@ -176,7 +190,9 @@ describe('callbacks, idempotency and access to orders', () => {
       const alice = await customer(service);
       const key = randomUUID();
       const before = payinRequests().length;
-      const answers = await Promise.all(Array.from({ length: 10 }, () => alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, description: 'once' }, key)));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, description: 'once' }, key)),
+      );
       expect(payinRequests().length - before).toBe(1);
       const created = answers.filter((a) => a.status === 201);
       expect(created.length).toBeGreaterThanOrEqual(1);
@@ -262,7 +278,8 @@ describe('callbacks, idempotency and access to orders', () => {
     it('lists newest first with filters and cursor pagination', async () => {
       const carol = await customer(service);
       const ids: string[] = [];
-      for (const currency of ['XAF', 'EUR', 'XAF']) ids.push((await carol.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, currency, amount: '10' })).body.id);
+      for (const currency of ['XAF', 'EUR', 'XAF'])
+        ids.push((await carol.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, currency, amount: '10' })).body.id);
       const page1 = await carol.listOrders({ limit: '2' });
       expect(page1.body.items.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
       const page2 = await carol.listOrders({ limit: '2', cursor: page1.body.nextCursor });
@@ -278,7 +295,10 @@ describe('callbacks, idempotency and access to orders', () => {
 
     it('finance reads the stored callbacks', async () => {
       const finance = await customer(service, 'fin-4', 'finance');
-      const res = await request(service.server).get('/v1/callbacks').query({ result: 'REJECTED', limit: '5' }).auth(finance.token, { type: 'bearer' });
+      const res = await request(service.server)
+        .get('/v1/callbacks')
+        .query({ result: 'REJECTED', limit: '5' })
+        .auth(finance.token, { type: 'bearer' });
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeGreaterThan(0);
       expect(res.body.items.every((c: { result: string }) => c.result === 'REJECTED')).toBe(true);

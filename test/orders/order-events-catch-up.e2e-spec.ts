@@ -28,7 +28,8 @@ describe('the shared catch-up of live streams', () => {
   it('delivers transitions made on another instance to every stream, once, with one query for all watched orders', async () => {
     const alice = await customer(a);
     const orders = [];
-    for (let i = 0; i < 3; i++) orders.push((await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK })).body as { id: string; status: string });
+    for (let i = 0; i < 3; i++)
+      orders.push((await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK })).body as { id: string; status: string });
     expect(orders.map((o) => o.status)).toEqual(['PROCESSING', 'PROCESSING', 'PROCESSING']);
 
     const repository = a.get(OrdersRepository);
@@ -49,7 +50,10 @@ describe('the shared catch-up of live streams', () => {
       const callbacks = b.get(CallbackUrlsService);
       for (const order of orders) {
         const url = new URL(callbacks.urlsFor(order.id).successUrl);
-        await request(b.server).post(url.pathname + url.search).send({}).expect(200);
+        await request(b.server)
+          .post(url.pathname + url.search)
+          .send({})
+          .expect(200);
       }
       for (const res of await Promise.all(streams)) {
         expect(res.status).toBe(200);

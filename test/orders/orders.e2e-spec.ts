@@ -45,7 +45,9 @@ describe('pay-in orders end to end', () => {
     const row = await service.prisma.order.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(JSON.stringify(row)).not.toContain('012345');
     // This order's call only: the run's other pay-ins carry random references that may hold those digits.
-    const logged = (await service.prisma.providerCall.findMany({ where: { endpoint: 'payin.collect' } })).filter((call) => JSON.stringify(call.requestBody).includes(res.body.reference));
+    const logged = (await service.prisma.providerCall.findMany({ where: { endpoint: 'payin.collect' } })).filter((call) =>
+      JSON.stringify(call.requestBody).includes(res.body.reference),
+    );
     expect(logged).toHaveLength(1);
     expect(JSON.stringify(logged)).not.toContain('012345');
   });
@@ -133,7 +135,9 @@ describe('pay-in orders end to end', () => {
     const order = await service.prisma.order.findUniqueOrThrow({ where: { id: res.body.id } });
     const payin = sandbox.state.requests.find((r) => (r.body as { order_id?: string }).order_id === order.reference)!;
     const successUrl = (payin.body as { successUrl: string }).successUrl;
-    const late = await request(service.server).post(new URL(successUrl).pathname + new URL(successUrl).search).send({ status: 'SUCCESS' });
+    const late = await request(service.server)
+      .post(new URL(successUrl).pathname + new URL(successUrl).search)
+      .send({ status: 'SUCCESS' });
     expect(late.status).toBe(200);
     const decided = await waitForOrder(service, alice.token, res.body.id, () => true);
     expect(decided.status).toBe('SUCCEEDED');

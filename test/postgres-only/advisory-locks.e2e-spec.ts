@@ -43,7 +43,19 @@ describe('jobs run by one instance at a time', () => {
 
   it('the order sweep is skipped while another instance sweeps', async () => {
     const order = await service.prisma.order.create({
-      data: { reference: `ord_lock_${Date.now()}`, customerId: 'lock-test', amount: '10', currency: 'XAF', service: 1, wallet: '237600000006', description: 'd', payer: 'p', payerEmail: 'p@example.com', status: 'PROCESSING', processingSince: new Date(Date.now() - 3 * 86_400_000) },
+      data: {
+        reference: `ord_lock_${Date.now()}`,
+        customerId: 'lock-test',
+        amount: '10',
+        currency: 'XAF',
+        service: 1,
+        wallet: '237600000006',
+        description: 'd',
+        payer: 'p',
+        payerEmail: 'p@example.com',
+        status: 'PROCESSING',
+        processingSince: new Date(Date.now() - 3 * 86_400_000),
+      },
     });
     await other.query('SELECT pg_advisory_xact_lock($1::bigint)', [ADVISORY_LOCKS.orderSweep]);
     expect(await service.get(OrderExpiryScheduler).sweepNow()).toBe(0);

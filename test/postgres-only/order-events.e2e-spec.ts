@@ -39,7 +39,15 @@ describe('order events across instances', () => {
         ),
     );
     const url = new URL(b.get(CallbackUrlsService).urlsFor(order.id).successUrl);
-    await request(b.server).post(url.pathname + url.search).send({}).expect(200);
-    await expect(heard).resolves.toMatchObject({ orderId: order.id, fromStatus: 'PROCESSING', status: 'SUCCEEDED', reason: 'callback_success' });
+    await request(b.server)
+      .post(url.pathname + url.search)
+      .send({})
+      .expect(200);
+    await expect(heard).resolves.toMatchObject({
+      orderId: order.id,
+      fromStatus: 'PROCESSING',
+      status: 'SUCCEEDED',
+      reason: 'callback_success',
+    });
   });
 });

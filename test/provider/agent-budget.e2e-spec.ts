@@ -61,18 +61,32 @@ describe('the /api/agent/* hourly budget', () => {
   it('frees slots as they leave the rolling hour', async () => {
     for (let i = 0; i < LIMIT; i++) await a.get(PayinClient).collect(payinBody(), { service: 1 });
     await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
-    await a.prisma.$executeRaw`UPDATE agent_budget_slots SET taken_at = taken_at - interval '61 minutes' WHERE id = (SELECT min(id) FROM agent_budget_slots)`;
+    await a.prisma
+      .$executeRaw`UPDATE agent_budget_slots SET taken_at = taken_at - interval '61 minutes' WHERE id = (SELECT min(id) FROM agent_budget_slots)`;
     await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
   });
 
   it('does not count card and token calls, which are outside /api/agent', async () => {
-    for (let i = 0; i < LIMIT + 2; i++) await a.get(CardsClient).getCard('missing').catch(() => undefined);
+    for (let i = 0; i < LIMIT + 2; i++)
+      await a
+        .get(CardsClient)
+        .getCard('missing')
+        .catch(() => undefined);
     expect(await a.prisma.agentBudgetSlot.count()).toBe(0);
   });
 
   it('maps to 429 problem+json with Retry-After for the HTTP layer', () => {
-    const { problem, headers } = new ProblemDetailsFilter(pino({ level: 'silent' })).toProblem(new AgentBudgetExhaustedError(1234), 'req-1');
-    expect(problem).toMatchObject({ status: 429, code: 'provider_budget_exhausted', retryAfterSeconds: 1234, requestId: 'req-1', outcomeKnown: true });
+    const { problem, headers } = new ProblemDetailsFilter(pino({ level: 'silent' })).toProblem(
+      new AgentBudgetExhaustedError(1234),
+      'req-1',
+    );
+    expect(problem).toMatchObject({
+      status: 429,
+      code: 'provider_budget_exhausted',
+      retryAfterSeconds: 1234,
+      requestId: 'req-1',
+      outcomeKnown: true,
+    });
     expect(headers['retry-after']).toBe('1234');
   });
 });

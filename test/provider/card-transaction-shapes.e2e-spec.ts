@@ -27,19 +27,26 @@ describe('card transaction listing shapes', () => {
     await sandbox?.close();
   });
 
-  it.each(TRANSACTION_ENVELOPES.map((envelope) => [envelope === '' ? 'a bare array' : envelope, envelope] as const))('%s', async (_name, envelope) => {
-    sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, transactionsEnvelope: envelope });
-    const res = await alice.transactions(card.id);
-    expect(res.status).toBe(200);
-    expect(res.body.items.map((t: Record<string, unknown>) => [t.type, t.amount, t.balanceAfter])).toEqual([
-      ['topup', '1000', '6000'],
-      ['withdraw', '250', '5750'],
-    ]);
-    expect((await alice.operation(res.body.operationId)).body).toMatchObject({ kind: 'TRANSACTIONS', status: 'SUCCEEDED' });
-  });
+  it.each(TRANSACTION_ENVELOPES.map((envelope) => [envelope === '' ? 'a bare array' : envelope, envelope] as const))(
+    '%s',
+    async (_name, envelope) => {
+      sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, transactionsEnvelope: envelope });
+      const res = await alice.transactions(card.id);
+      expect(res.status).toBe(200);
+      expect(res.body.items.map((t: Record<string, unknown>) => [t.type, t.amount, t.balanceAfter])).toEqual([
+        ['topup', '1000', '6000'],
+        ['withdraw', '250', '5750'],
+      ]);
+      expect((await alice.operation(res.body.operationId)).body).toMatchObject({ kind: 'TRANSACTIONS', status: 'SUCCEEDED' });
+    },
+  );
 
   it('an unknown shape: 200 with an empty list, the operation SUCCEEDED, a warning naming the keys (not the values)', async () => {
-    sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, status: 200, body: { history: [{ transaction_id: 'x-secret-looking-value' }], count: 1 } });
+    sandbox.state.injectFault({
+      path: `/api/action/card/transaction/${card.providerCardId}`,
+      status: 200,
+      body: { history: [{ transaction_id: 'x-secret-looking-value' }], count: 1 },
+    });
     const res = await alice.transactions(card.id);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ items: [], nextCursor: null });

@@ -24,7 +24,12 @@ describe('provider call log keeps every call', () => {
   });
 
   it('an answer with NUL in its JSON: the row is stored, NUL shown as U+FFFD', async () => {
-    sandbox.state.injectFault({ path: '/api/action/card/nul-card', rawBody: '{"error":400,"message":"bad\\u0000byte"}', contentType: 'application/json', status: 400 });
+    sandbox.state.injectFault({
+      path: '/api/action/card/nul-card',
+      rawBody: '{"error":400,"message":"bad\\u0000byte"}',
+      contentType: 'application/json',
+      status: 400,
+    });
     const before = (await calls('cards.card.get')).length;
     await expect(service.get(CardsClient).getCard('nul-card')).rejects.toMatchObject({ providerMessage: 'bad\uFFFDbyte' });
     const rows = await calls('cards.card.get');
@@ -34,7 +39,12 @@ describe('provider call log keeps every call', () => {
 
   it('a non-JSON answer with a raw NUL and a JSON answer with a lone surrogate: both rows stored', async () => {
     sandbox.state.injectFault({ path: '/api/action/card/raw-nul', rawBody: 'broken\u0000page', status: 500 });
-    sandbox.state.injectFault({ path: '/api/action/card/surrogate', rawBody: '{"error":400,"message":"half \\ud800 pair"}', contentType: 'application/json', status: 400 });
+    sandbox.state.injectFault({
+      path: '/api/action/card/surrogate',
+      rawBody: '{"error":400,"message":"half \\ud800 pair"}',
+      contentType: 'application/json',
+      status: 400,
+    });
     const before = (await calls('cards.card.get')).length;
     await expect(service.get(CardsClient).getCard('raw-nul')).rejects.toMatchObject({ code: 'provider_unavailable' });
     await expect(service.get(CardsClient).getCard('surrogate')).rejects.toMatchObject({ code: 'provider_rejected' });
@@ -53,7 +63,12 @@ describe('provider call log keeps every call', () => {
   it('through the API: a refusal with NUL in its message is a 422 and a stored FAILED operation, not a 500', async () => {
     const alice = await cardsClient(service);
     const { card } = await userWithCard(alice);
-    sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, rawBody: '{"error":400,"message":"no\\u0000pe"}', contentType: 'application/json', status: 400 });
+    sandbox.state.injectFault({
+      path: `/api/action/card/transaction/${card.providerCardId}`,
+      rawBody: '{"error":400,"message":"no\\u0000pe"}',
+      contentType: 'application/json',
+      status: 400,
+    });
     const res = await alice.topUp(card.id, '100');
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'provider_rejected', operationStatus: 'FAILED' });

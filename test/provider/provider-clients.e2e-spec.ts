@@ -17,7 +17,11 @@ describe('provider clients on the wire', () => {
 
   beforeAll(async () => {
     sandbox = await startTestSandbox({ cardOperationParam: 'action', cardAmountParam: 'value', cardCurrencyParam: 'devise' });
-    service = await startTestService(sandbox, { CARD_OPERATION_PARAM: 'action', CARD_AMOUNT_PARAM: 'value', CARD_CURRENCY_PARAM: 'devise' });
+    service = await startTestService(sandbox, {
+      CARD_OPERATION_PARAM: 'action',
+      CARD_AMOUNT_PARAM: 'value',
+      CARD_CURRENCY_PARAM: 'devise',
+    });
   });
   afterAll(async () => {
     await service.close();
@@ -156,7 +160,9 @@ describe('provider clients on the wire', () => {
   });
 
   it('records every call in the provider call log, redacted', async () => {
-    const rows = await service.prisma.providerCall.findMany({ where: { endpoint: { in: ['auth.token', 'cards.card.create', 'link.new'] } } });
+    const rows = await service.prisma.providerCall.findMany({
+      where: { endpoint: { in: ['auth.token', 'cards.card.create', 'link.new'] } },
+    });
     expect(rows.length).toBeGreaterThanOrEqual(3);
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain('sandbox-private-secretkey');

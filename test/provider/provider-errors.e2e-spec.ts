@@ -48,7 +48,12 @@ describe('provider error mapping', () => {
     const error = await caught(payin().collect(payinBody({ wallet: TEST_WALLETS.INSUFFICIENT_FUNDS }), { service: 1 }));
     expect(error).toBeInstanceOf(ProviderRejectedError);
     const rejected = error as ProviderRejectedError;
-    expect(rejected).toMatchObject({ shape: 'payin_failure_envelope', code: 'provider_payin_rejected', outcomeKnown: true, providerStatus: 400 });
+    expect(rejected).toMatchObject({
+      shape: 'payin_failure_envelope',
+      code: 'provider_payin_rejected',
+      outcomeKnown: true,
+      providerStatus: 400,
+    });
     expect(rejected.providerMessage).toBe('Insufficient funds');
     expect(rejected.body).toMatchObject({ success: false, code: 400, status: 'FAILURE' });
   });
@@ -57,7 +62,12 @@ describe('provider error mapping', () => {
     sandbox.state.injectFault({ path: '/api/agent/bills/v3', status: 400, body: { success: false, message: 'Invalid operation provide' } });
     const error = await caught(payin().collect(payinBody(), { service: 1 }));
     expect(error).toBeInstanceOf(ProviderRejectedError);
-    expect(error).toMatchObject({ shape: 'success_false', code: 'provider_rejected', outcomeKnown: true, providerMessage: 'Invalid operation provide' });
+    expect(error).toMatchObject({
+      shape: 'success_false',
+      code: 'provider_rejected',
+      outcomeKnown: true,
+      providerMessage: 'Invalid operation provide',
+    });
   });
 
   it('token endpoint {error, message}: wrong credentials are a ProviderAuthenticationError', async () => {
@@ -81,13 +91,24 @@ describe('provider error mapping', () => {
 
   it('init and distribution {success:false, message} are known rejections', async () => {
     const error = await caught(
-      service.get(DistributionClient).initTransaction({ payment_receiver: 'X', payment_id: `p_${Date.now()}`, amount: 100, distribution: [{ matricule: 'UNKNOWN', rate: 10 }] }),
+      service.get(DistributionClient).initTransaction({
+        payment_receiver: 'X',
+        payment_id: `p_${Date.now()}`,
+        amount: 100,
+        distribution: [{ matricule: 'UNKNOWN', rate: 10 }],
+      }),
     );
     expect(error).toBeInstanceOf(ProviderRejectedError);
     expect(error).toMatchObject({ shape: 'success_false', outcomeKnown: true });
-    sandbox.state.injectFault({ path: '/api/agent/link/fiat-distribution', status: 200, body: { success: false, message: 'Distribution refused' } });
+    sandbox.state.injectFault({
+      path: '/api/agent/link/fiat-distribution',
+      status: 200,
+      body: { success: false, message: 'Distribution refused' },
+    });
     const fiat = await caught(
-      service.get(DistributionClient).distributeFiat({ data: { payer: 'A', currency: 'XAF', amount: 100, distribution: [{ matricule: 'M', rate: 10 }] } }),
+      service
+        .get(DistributionClient)
+        .distributeFiat({ data: { payer: 'A', currency: 'XAF', amount: 100, distribution: [{ matricule: 'M', rate: 10 }] } }),
     );
     expect(fiat).toMatchObject({ shape: 'success_false', providerMessage: 'Distribution refused', outcomeKnown: true });
   });

@@ -80,7 +80,10 @@ describe('provider token', () => {
 
   it('many callers hitting a 401 together still cause one refresh', async () => {
     const [a, b] = await Promise.all([start(), start()]);
-    await a.get(CardsClient).getCard('missing').catch(() => undefined);
+    await a
+      .get(CardsClient)
+      .getCard('missing')
+      .catch(() => undefined);
     sandbox.state.revokeTokens();
     await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).get(CardsClient).getCard('missing')));
     expect(authRequests()).toBe(2);
@@ -91,7 +94,8 @@ describe('provider token', () => {
     const first = await a.get(ProviderTokenService).getBearer();
     expect((await b.get(ProviderTokenService).getBearer()).token).toBe(first.token);
     // Another instance renews the stored token (it found it due); `b` still holds the first in memory.
-    await a.prisma.$executeRaw`UPDATE provider_tokens SET expires_at = now() + interval '2 seconds', obtained_at = now() - interval '1 hour'`;
+    await a.prisma
+      .$executeRaw`UPDATE provider_tokens SET expires_at = now() + interval '2 seconds', obtained_at = now() - interval '1 hour'`;
     const third = await start();
     const stored = await third.get(ProviderTokenService).getBearer();
     expect(stored.token).not.toBe(first.token);
@@ -99,11 +103,17 @@ describe('provider token', () => {
 
     sandbox.state.revokeTokens(); // kills both tokens
     const before = sandbox.state.requestsTo('/api/action/card/missing').length;
-    const error = await b.get(CardsClient).getCard('missing').catch((e: unknown) => e);
+    const error = await b
+      .get(CardsClient)
+      .getCard('missing')
+      .catch((e: unknown) => e);
     // The retry reached the card route with a valid token: the sandbox answered 404, not 401.
     expect(error).toMatchObject({ providerStatus: 404 });
     const sent = sandbox.state.requestsTo('/api/action/card/missing').slice(before);
-    expect(sent.map((r) => r.headers.authorization)).toEqual([`Bearer ${first.token}`, expect.not.stringMatching(new RegExp(`${first.token}|${stored.token}`))]);
+    expect(sent.map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${first.token}`,
+      expect.not.stringMatching(new RegExp(`${first.token}|${stored.token}`)),
+    ]);
     expect(authRequests()).toBe(3);
   });
 

@@ -16,7 +16,12 @@ describe('secrets stay out of logs and records', () => {
 
   beforeAll(async () => {
     sandbox = await startTestSandbox({ apiKey: API_KEY, secretKey: SECRET_KEY, spAuthToken: SP_TOKEN });
-    service = await startTestService(sandbox, { PROVIDER_API_KEY: API_KEY, PROVIDER_SECRET_KEY: SECRET_KEY, PROVIDER_SP_AUTH_TOKEN: SP_TOKEN, LOG_LEVEL: 'trace' });
+    service = await startTestService(sandbox, {
+      PROVIDER_API_KEY: API_KEY,
+      PROVIDER_SECRET_KEY: SECRET_KEY,
+      PROVIDER_SP_AUTH_TOKEN: SP_TOKEN,
+      LOG_LEVEL: 'trace',
+    });
 
     await service.get(PayinClient).collect(payinBody(), { service: 1 });
     revealed.push(...sandbox.state.tokens.keys());

@@ -29,7 +29,9 @@ describe('GET /v1/reports/attention: what waits for a person', () => {
 
   /** Older than anything the other test files make: these are the oldest of their queues. */
   const backdate = (table: 'orders' | 'card_operations' | 'distributions', id: string, minutes: number) =>
-    service.prisma.$executeRawUnsafe(`UPDATE ${table} SET created_at = timestamptz '2000-01-01T00:00:00Z' + make_interval(mins => ${minutes}) WHERE id = '${id}'::uuid`);
+    service.prisma.$executeRawUnsafe(
+      `UPDATE ${table} SET created_at = timestamptz '2000-01-01T00:00:00Z' + make_interval(mins => ${minutes}) WHERE id = '${id}'::uuid`,
+    );
 
   it('counts every queue and lists the oldest first; a resolution takes an item out', async () => {
     const before = (await finance.attention()).body;
@@ -51,7 +53,12 @@ describe('GET /v1/reports/attention: what waits for a person', () => {
 
     const cards = await cardsClient(service);
     const { card } = await userWithCard(cards);
-    sandbox.state.injectFault({ path: `/api/action/card/transaction/${card.providerCardId}`, status: 500, rawBody: 'boom', contentType: 'text/plain' });
+    sandbox.state.injectFault({
+      path: `/api/action/card/transaction/${card.providerCardId}`,
+      status: 500,
+      rawBody: 'boom',
+      contentType: 'text/plain',
+    });
     const operationId = (await cards.withdraw(card.id, '100')).body.operationId as string;
     await backdate('card_operations', operationId, 1);
     sandbox.state.injectFault({ path: '/api/agent/link/init', status: 500, rawBody: 'boom', contentType: 'text/plain' });
@@ -59,7 +66,13 @@ describe('GET /v1/reports/attention: what waits for a person', () => {
       .post('/v1/distributions')
       .auth(await service.bearer('boss', 'admin'), { type: 'bearer' })
       .set('Idempotency-Key', randomUUID())
-      .send({ paymentReceiver: 'MAT1', paymentId: `pay_${randomUUID()}`, amount: '10000', currency: 'XAF', distribution: [{ matricule: 'MAT2', rate: '50' }] });
+      .send({
+        paymentReceiver: 'MAT1',
+        paymentId: `pay_${randomUUID()}`,
+        amount: '10000',
+        currency: 'XAF',
+        distribution: [{ matricule: 'MAT2', rate: '50' }],
+      });
     expect(distribution.body.status).toBe('UNKNOWN');
     await backdate('distributions', distribution.body.id, 1);
 
@@ -69,7 +82,12 @@ describe('GET /v1/reports/attention: what waits for a person', () => {
     expect(report.stalePendingAfterSeconds).toBe(70);
     expect(report.orders.unknown.count).toBe(before.orders.unknown.count + 2);
     expect(report.orders.unknown.oldest.slice(0, 2).map((o: { id: string }) => o.id)).toEqual([unknownEarlier.id, unknownLater.id]);
-    expect(report.orders.unknown.oldest[0]).toMatchObject({ status: 'UNKNOWN', amount: '1500', currency: 'XAF', createdAt: '2000-01-01T00:01:00.000Z' });
+    expect(report.orders.unknown.oldest[0]).toMatchObject({
+      status: 'UNKNOWN',
+      amount: '1500',
+      currency: 'XAF',
+      createdAt: '2000-01-01T00:01:00.000Z',
+    });
     expect(report.orders.expired.count).toBe(before.orders.expired.count + 1);
     expect(report.orders.expired.oldest[0].id).toBe(expired.id);
     expect(report.orders.stalePending.count).toBe(before.orders.stalePending.count + 1);
@@ -78,10 +96,28 @@ describe('GET /v1/reports/attention: what waits for a person', () => {
     expect(report.orders.needsReview.count).toBe(before.orders.needsReview.count + 1);
     expect(report.orders.needsReview.oldest[0]).toMatchObject({ id: conflicting.id, status: 'FAILED', needsReview: true });
     expect(report.cardOperations.unknown.count).toBe(before.cardOperations.unknown.count + 1);
-    expect(report.cardOperations.unknown.oldest[0]).toMatchObject({ id: operationId, kind: 'WITHDRAW', cardId: card.id, amount: '100', currency: 'XAF' });
+    expect(report.cardOperations.unknown.oldest[0]).toMatchObject({
+      id: operationId,
+      kind: 'WITHDRAW',
+      cardId: card.id,
+      amount: '100',
+      currency: 'XAF',
+    });
     expect(report.distributions.unknown.count).toBe(before.distributions.unknown.count + 1);
-    expect(report.distributions.unknown.oldest[0]).toMatchObject({ id: distribution.body.id, kind: 'init', amount: '10000', currency: 'XAF' });
-    for (const queue of [report.orders.unknown, report.orders.expired, report.orders.stalePending, report.orders.needsReview, report.cardOperations.unknown, report.distributions.unknown]) {
+    expect(report.distributions.unknown.oldest[0]).toMatchObject({
+      id: distribution.body.id,
+      kind: 'init',
+      amount: '10000',
+      currency: 'XAF',
+    });
+    for (const queue of [
+      report.orders.unknown,
+      report.orders.expired,
+      report.orders.stalePending,
+      report.orders.needsReview,
+      report.cardOperations.unknown,
+      report.distributions.unknown,
+    ]) {
       expect(queue.oldest.length).toBeLessThanOrEqual(20);
       const times = queue.oldest.map((item: { createdAt: string }) => item.createdAt);
       expect(times).toEqual([...times].sort());

@@ -30,7 +30,12 @@ describe('people decide UNKNOWN card operations and distributions', () => {
 
   /** The provider answers 500 to the next operation on this card: the operation is UNKNOWN. */
   const failNextOperation = (providerCardId: string) =>
-    sandbox.state.injectFault({ path: `/api/action/card/transaction/${providerCardId}`, status: 500, rawBody: '<html>boom</html>', contentType: 'text/html' });
+    sandbox.state.injectFault({
+      path: `/api/action/card/transaction/${providerCardId}`,
+      status: 500,
+      rawBody: '<html>boom</html>',
+      contentType: 'text/html',
+    });
 
   const unknownWithdrawal = async () => {
     const { card } = await userWithCard(alice);
@@ -101,8 +106,17 @@ describe('people decide UNKNOWN card operations and distributions', () => {
 
     it('the owner and finance get 403, a missing operation 404, a bad status 400', async () => {
       const { operationId } = await unknownWithdrawal();
-      expect((await adminCalls(service, alice.token).resolveCardOperation(operationId, { status: 'SUCCEEDED', note: NOTE })).status).toBe(403);
-      expect((await adminCalls(service, await service.bearer('fin', 'finance')).resolveCardOperation(operationId, { status: 'SUCCEEDED', note: NOTE })).status).toBe(403);
+      expect((await adminCalls(service, alice.token).resolveCardOperation(operationId, { status: 'SUCCEEDED', note: NOTE })).status).toBe(
+        403,
+      );
+      expect(
+        (
+          await adminCalls(service, await service.bearer('fin', 'finance')).resolveCardOperation(operationId, {
+            status: 'SUCCEEDED',
+            note: NOTE,
+          })
+        ).status,
+      ).toBe(403);
       expect((await admin.resolveCardOperation(randomUUID(), { status: 'SUCCEEDED', note: NOTE })).status).toBe(404);
       const bad = await admin.resolveCardOperation(operationId, { status: 'ACCEPTED', note: NOTE });
       expect(bad.status).toBe(400);
@@ -128,7 +142,13 @@ describe('people decide UNKNOWN card operations and distributions', () => {
         .post('/v1/distributions')
         .auth(adminToken, { type: 'bearer' })
         .set('Idempotency-Key', key)
-        .send({ paymentReceiver: 'MAT00000001', paymentId: `pay_${randomUUID()}`, amount: '10000', currency: 'XAF', distribution: [{ matricule: 'MAT00000002', rate: '40' }] });
+        .send({
+          paymentReceiver: 'MAT00000001',
+          paymentId: `pay_${randomUUID()}`,
+          amount: '10000',
+          currency: 'XAF',
+          distribution: [{ matricule: 'MAT00000002', rate: '40' }],
+        });
     const unknownDistribution = async () => {
       sandbox.state.injectFault({ path: '/api/agent/link/init', status: 500, rawBody: '<html>boom</html>', contentType: 'text/html' });
       const res = await createDistribution();
@@ -141,19 +161,33 @@ describe('people decide UNKNOWN card operations and distributions', () => {
       const id = await unknownDistribution();
       const audit = await auditRowsOf(service, id);
       expect(audit).toHaveLength(1);
-      expect(audit[0]).toMatchObject({ actor: adminSub, action: 'distribution.created', resourceType: 'distribution', details: { kind: 'init', status: 'UNKNOWN', amount: '10000', currency: 'XAF' } });
+      expect(audit[0]).toMatchObject({
+        actor: adminSub,
+        action: 'distribution.created',
+        resourceType: 'distribution',
+        details: { kind: 'init', status: 'UNKNOWN', amount: '10000', currency: 'XAF' },
+      });
     });
 
     it.each(['ACCEPTED', 'REJECTED'] as const)('UNKNOWN → %s, then 409 distribution_not_resolvable', async (status) => {
       const id = await unknownDistribution();
       const res = await admin.resolveDistribution(id, { status, note: NOTE });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id, status, failureReason: status === 'ACCEPTED' ? null : expect.stringMatching(/manual resolution/) });
+      expect(res.body).toMatchObject({
+        id,
+        status,
+        failureReason: status === 'ACCEPTED' ? null : expect.stringMatching(/manual resolution/),
+      });
       const row = await service.prisma.distribution.findUniqueOrThrow({ where: { id } });
       expect(row).toMatchObject({ status, resolvedBy: adminSub, resolutionNote: NOTE });
       const audit = await auditRowsOf(service, id);
       expect(audit.map((a) => a.action)).toEqual(['distribution.created', 'distribution.resolved']);
-      expect(audit[1]).toMatchObject({ actor: adminSub, note: NOTE, requestId: res.headers['x-request-id'], details: { kind: 'init', fromStatus: 'UNKNOWN', toStatus: status } });
+      expect(audit[1]).toMatchObject({
+        actor: adminSub,
+        note: NOTE,
+        requestId: res.headers['x-request-id'],
+        details: { kind: 'init', fromStatus: 'UNKNOWN', toStatus: status },
+      });
 
       const again = await admin.resolveDistribution(id, { status: 'ACCEPTED', note: NOTE });
       expect(again.status).toBe(409);
@@ -164,7 +198,10 @@ describe('people decide UNKNOWN card operations and distributions', () => {
     it('finance and customers get 403, a missing distribution 404, an order status 400, a replay replays', async () => {
       const id = await unknownDistribution();
       expect((await adminCalls(service, alice.token).resolveDistribution(id, { status: 'ACCEPTED', note: NOTE })).status).toBe(403);
-      expect((await adminCalls(service, await service.bearer('fin', 'finance')).resolveDistribution(id, { status: 'ACCEPTED', note: NOTE })).status).toBe(403);
+      expect(
+        (await adminCalls(service, await service.bearer('fin', 'finance')).resolveDistribution(id, { status: 'ACCEPTED', note: NOTE }))
+          .status,
+      ).toBe(403);
       expect((await admin.resolveDistribution(randomUUID(), { status: 'ACCEPTED', note: NOTE })).status).toBe(404);
       expect((await admin.resolveDistribution(id, { status: 'SUCCEEDED', note: NOTE })).status).toBe(400);
       const key = randomUUID();

@@ -38,7 +38,13 @@ describe('people decide orders the provider left undecided', () => {
       const res = await admin.resolveOrder(order.id, { status: 'SUCCEEDED', note: `  ${NOTE}  ` });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: order.id, status: 'SUCCEEDED', needsReview: false, failureReason: null });
-      expect(res.body.history.at(-1)).toMatchObject({ fromStatus: 'UNKNOWN', status: 'SUCCEEDED', reason: 'manual_resolution', actor: adminSub, note: NOTE });
+      expect(res.body.history.at(-1)).toMatchObject({
+        fromStatus: 'UNKNOWN',
+        status: 'SUCCEEDED',
+        reason: 'manual_resolution',
+        actor: adminSub,
+        note: NOTE,
+      });
 
       const audit = await auditRowsOf(service, order.id);
       expect(audit).toHaveLength(1);
@@ -58,7 +64,9 @@ describe('people decide orders the provider left undecided', () => {
       const own = await buyer.getOrder(order.id);
       expect(own.body.status).toBe('FAILED');
       expect(own.body.history.at(-1)).toMatchObject({ reason: 'manual_resolution', actor: null, note: null });
-      const finance = await request(service.server).get(`/v1/orders/${order.id}`).auth(await service.bearer('fin', 'finance'), { type: 'bearer' });
+      const finance = await request(service.server)
+        .get(`/v1/orders/${order.id}`)
+        .auth(await service.bearer('fin', 'finance'), { type: 'bearer' });
       expect(finance.body.history.at(-1)).toMatchObject({ actor: adminSub, note: NOTE });
     });
 
@@ -91,11 +99,14 @@ describe('people decide orders the provider left undecided', () => {
     it.each([
       ['PROCESSING', () => make.processing()],
       ['FAILED', () => make.failed()],
-      ['SUCCEEDED (already resolved)', async () => {
-        const order = await make.unknown();
-        await admin.resolveOrder(order.id, { status: 'SUCCEEDED', note: NOTE });
-        return order;
-      }],
+      [
+        'SUCCEEDED (already resolved)',
+        async () => {
+          const order = await make.unknown();
+          await admin.resolveOrder(order.id, { status: 'SUCCEEDED', note: NOTE });
+          return order;
+        },
+      ],
     ])('%s is 409 order_not_resolvable and changes nothing', async (_name, makeOrder) => {
       const order = await makeOrder();
       const before = await historyOf(order.id);
@@ -170,7 +181,10 @@ describe('people decide orders the provider left undecided', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect((await admin.resolveOrder(order.id, { status: 'SUCCEEDED', note: NOTE })).status).toBe(200);
       const events = await stream;
-      expect(events.at(-1)).toMatchObject({ event: 'status', data: { orderId: order.id, status: 'SUCCEEDED', reason: 'manual_resolution' } });
+      expect(events.at(-1)).toMatchObject({
+        event: 'status',
+        data: { orderId: order.id, status: 'SUCCEEDED', reason: 'manual_resolution' },
+      });
     });
   });
 
@@ -198,7 +212,13 @@ describe('people decide orders the provider left undecided', () => {
       const cleared = await admin.clearReview(order.id, { note: 'Provider confirms the refund; FAILED stands' });
       expect(cleared.status).toBe(200);
       expect(cleared.body).toMatchObject({ status: 'FAILED', needsReview: false });
-      expect(cleared.body.history.at(-1)).toMatchObject({ fromStatus: 'FAILED', status: 'FAILED', reason: 'review_cleared', actor: adminSub, note: 'Provider confirms the refund; FAILED stands' });
+      expect(cleared.body.history.at(-1)).toMatchObject({
+        fromStatus: 'FAILED',
+        status: 'FAILED',
+        reason: 'review_cleared',
+        actor: adminSub,
+        note: 'Provider confirms the refund; FAILED stands',
+      });
       const audit = await auditRowsOf(service, order.id);
       expect(audit.map((a) => a.action)).toEqual(['order.resolved', 'order.review_cleared']);
       expect(audit[1]).toMatchObject({ actor: adminSub, requestId: cleared.headers['x-request-id'], details: { status: 'FAILED' } });
@@ -240,7 +260,15 @@ describe('people decide orders the provider left undecided', () => {
       'FAILED',
       { statuses: ['UNKNOWN', 'EXPIRED'], pendingOlderThanSeconds: 70 },
       { actor: adminSub, note: NOTE },
-      { actor: adminSub, action: 'order.resolved', resourceType: 'order', resourceId: order.id, requestId: null, note: NOTE, details: null },
+      {
+        actor: adminSub,
+        action: 'order.resolved',
+        resourceType: 'order',
+        resourceId: order.id,
+        requestId: null,
+        note: NOTE,
+        details: null,
+      },
     );
     expect(moved).toBeUndefined();
     expect((await historyOf(order.id)).map((h) => h.reason)).toEqual(['created', 'provider_outcome_unknown', 'callback_success']);

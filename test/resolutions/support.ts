@@ -13,7 +13,8 @@ export type Buyer = Awaited<ReturnType<typeof customer>>;
 export function orderMaker(service: TestService, buyer: Buyer) {
   const create = async (wallet: string, expected: string) => {
     const res = await buyer.createOrder({ wallet });
-    if (res.status !== 201 || res.body.status !== expected) throw new Error(`expected a ${expected} order, got ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 201 || res.body.status !== expected)
+      throw new Error(`expected a ${expected} order, got ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as Record<string, any>;
   };
   return {
@@ -41,7 +42,8 @@ export function orderMaker(service: TestService, buyer: Buyer) {
         payer: 'Awa Ndiaye',
         payerEmail: 'awa@example.com',
       });
-      await service.prisma.$executeRaw`UPDATE orders SET created_at = now() - make_interval(secs => ${ageSeconds}) WHERE id = ${order.id}::uuid`;
+      await service.prisma
+        .$executeRaw`UPDATE orders SET created_at = now() - make_interval(secs => ${ageSeconds}) WHERE id = ${order.id}::uuid`;
       return { id: order.id, status: 'PENDING' } as Record<string, any>;
     },
   };
@@ -51,7 +53,9 @@ export function orderMaker(service: TestService, buyer: Buyer) {
 export function providerCallback(service: TestService, orderId: string, outcome: 'success' | 'failure') {
   const urls = service.get(CallbackUrlsService).urlsFor(orderId);
   const url = new URL(outcome === 'success' ? urls.successUrl : urls.failureUrl);
-  return request(service.server).post(url.pathname + url.search).send({ status: outcome === 'success' ? 'SUCCESS' : 'FAILED' });
+  return request(service.server)
+    .post(url.pathname + url.search)
+    .send({ status: outcome === 'success' ? 'SUCCESS' : 'FAILED' });
 }
 
 export function adminCalls(service: TestService, token: string) {
@@ -61,7 +65,8 @@ export function adminCalls(service: TestService, token: string) {
       const req = request(service.server).post(`/v1/orders/${id}/resolution`).auth(token, auth);
       return (key === null ? req : req.set('Idempotency-Key', key)).send(body);
     },
-    clearReview: (id: string, body: Record<string, unknown>) => request(service.server).post(`/v1/orders/${id}/review`).auth(token, auth).send(body),
+    clearReview: (id: string, body: Record<string, unknown>) =>
+      request(service.server).post(`/v1/orders/${id}/review`).auth(token, auth).send(body),
     resolveCardOperation: (id: string, body: Record<string, unknown>, key: string = randomUUID()) =>
       request(service.server).post(`/v1/card-operations/${id}/resolution`).auth(token, auth).set('Idempotency-Key', key).send(body),
     resolveDistribution: (id: string, body: Record<string, unknown>, key: string = randomUUID()) =>

@@ -522,7 +522,11 @@ describe('provider sandbox (HTTP)', () => {
       expect(user.user_id).toEqual(expect.any(String));
       expect(user.reference).toEqual(expect.any(String));
 
-      const numberBalance = await api.post(`/api/action/card/${user.user_id}`, { balance: 10, currency: 'EUR' }, { headers: cardHeaders() });
+      const numberBalance = await api.post(
+        `/api/action/card/${user.user_id}`,
+        { balance: 10, currency: 'EUR' },
+        { headers: cardHeaders() },
+      );
       expect(numberBalance.status).toBe(400);
       expect(numberBalance.data.error).toBe(400);
       const unknownUser = await createCard('usr_unknown', '0', 'EUR');
@@ -541,7 +545,13 @@ describe('provider sandbox (HTTP)', () => {
 
       const readUser = await api.get(`/api/action/card/user/${user.reference}`, { headers: cardHeaders() });
       expect(readUser.status).toBe(200);
-      expect(readUser.data).toEqual({ user_id: user.user_id, first_name: 'Jane', last_name: 'Doe', email: 'jane@example.com', cards: [card_id] });
+      expect(readUser.data).toEqual({
+        user_id: user.user_id,
+        first_name: 'Jane',
+        last_name: 'Doe',
+        email: 'jane@example.com',
+        cards: [card_id],
+      });
 
       const topup = await op(card_id, { operation: 'topup', amount: '10.50', currency: 'EUR' });
       expect(topup.status).toBe(200);
@@ -621,9 +631,15 @@ describe('provider sandbox (HTTP)', () => {
     it('does not let /card/:id swallow /card/user/... or /card/transaction/...', async () => {
       const missingUser = await api.get('/api/action/card/user/CU000', { headers: cardHeaders() });
       expect(missingUser.data).toEqual({ error: 404, message: 'User not found' });
-      const missingCard = await api.get('/api/action/card/transaction/card_000', { headers: cardHeaders(), params: { operation: 'transactions' } });
+      const missingCard = await api.get('/api/action/card/transaction/card_000', {
+        headers: cardHeaders(),
+        params: { operation: 'transactions' },
+      });
       expect(missingCard.data).toEqual({ error: 404, message: 'Card not found' });
-      expect((await api.get('/api/action/card/card_000', { headers: cardHeaders() })).data).toEqual({ error: 404, message: 'Card not found' });
+      expect((await api.get('/api/action/card/card_000', { headers: cardHeaders() })).data).toEqual({
+        error: 404,
+        message: 'Card not found',
+      });
     });
 
     it('uses configurable card query parameter names', async () => {
@@ -633,7 +649,10 @@ describe('provider sandbox (HTTP)', () => {
       const headers = cardHeaders(t);
       const user = (await c.post('/api/action/card/user', userBody, { headers })).data;
       const card = (await c.post(`/api/action/card/${user.user_id}`, { balance: '5', currency: 'USD' }, { headers })).data;
-      const ok = await c.get(`/api/action/card/transaction/${card.card_id}`, { headers, params: { op: 'topup', value: '2.5', ccy: 'USD' } });
+      const ok = await c.get(`/api/action/card/transaction/${card.card_id}`, {
+        headers,
+        params: { op: 'topup', value: '2.5', ccy: 'USD' },
+      });
       expect(ok.data).toEqual({ new_balance: '7.50', transaction_id: expect.any(String) });
       const defaults = await c.get(`/api/action/card/transaction/${card.card_id}`, {
         headers,
@@ -641,7 +660,10 @@ describe('provider sandbox (HTTP)', () => {
       });
       expect(defaults.status).toBe(400);
       expect(defaults.data.message).toMatch(/^op /);
-      const noAmount = await c.get(`/api/action/card/transaction/${card.card_id}`, { headers, params: { op: 'withdraw', amount: '1', ccy: 'USD' } });
+      const noAmount = await c.get(`/api/action/card/transaction/${card.card_id}`, {
+        headers,
+        params: { op: 'withdraw', amount: '1', ccy: 'USD' },
+      });
       expect(noAmount.data).toEqual({ error: 400, message: 'value is required' });
     });
   });
@@ -675,17 +697,34 @@ describe('provider sandbox (HTTP)', () => {
     });
 
     it('validates and accepts link/init and fiat-distribution', async () => {
-      const m = async (email: string) =>
-        (await linkNew({ email, phone: '690000003', phoneCountry: '+237' })).data.data.matricule as string;
+      const m = async (email: string) => (await linkNew({ email, phone: '690000003', phoneCountry: '+237' })).data.data.matricule as string;
       const [a, b, c] = [await m('d1@example.com'), await m('d2@example.com'), await m('d3@example.com')];
       const init = (body: unknown) => api.post('/api/agent/link/init', body, { headers: agentHeaders() });
       const base = { payment_receiver: a, payment_id: 'PAY-1', amount: 1000 };
       const bad: Array<[unknown, RegExp]> = [
         [{ ...base, distribution: [{ matricule: 'MAT000', rate: 10 }] }, /Unknown matricule/],
-        [{ ...base, distribution: [{ matricule: b, rate: 60 }, { matricule: c, rate: 40.01 }] }, /exceed 100/],
+        [
+          {
+            ...base,
+            distribution: [
+              { matricule: b, rate: 60 },
+              { matricule: c, rate: 40.01 },
+            ],
+          },
+          /exceed 100/,
+        ],
         [{ ...base, distribution: [{ matricule: b, rate: 0 }] }, /rate/],
         [{ ...base, distribution: [{ matricule: b, rate: '10' }] }, /rate/],
-        [{ ...base, distribution: [{ matricule: b, rate: 10 }, { matricule: b, rate: 10 }] }, /more than once/],
+        [
+          {
+            ...base,
+            distribution: [
+              { matricule: b, rate: 10 },
+              { matricule: b, rate: 10 },
+            ],
+          },
+          /more than once/,
+        ],
         [{ ...base, distribution: [] }, /distribution/],
         [{ ...base, amount: '1000', distribution: [{ matricule: b, rate: 10 }] }, /amount/],
         [{ ...base, payment_id: undefined, distribution: [{ matricule: b, rate: 10 }] }, /payment_id/],
@@ -711,7 +750,12 @@ describe('provider sandbox (HTTP)', () => {
       const fiat = (data: unknown) => api.post('/api/agent/link/fiat-distribution', { data }, { headers: agentHeaders() });
       const good = { payer: 'Jane', currency: 'XAF', amount: 5000, distribution: [{ matricule: b, rate: 50 }] };
       expect((await fiat(good)).data).toEqual({ success: true, message: expect.any(String) });
-      for (const data of [{ ...good, currency: 'XAFF' }, { ...good, amount: -1 }, { ...good, payer: '' }, { ...good, distribution: [{ matricule: 'MATX', rate: 5 }] }]) {
+      for (const data of [
+        { ...good, currency: 'XAFF' },
+        { ...good, amount: -1 },
+        { ...good, payer: '' },
+        { ...good, distribution: [{ matricule: 'MATX', rate: 5 }] },
+      ]) {
         const res = await fiat(data);
         expect(res.status).toBe(400);
         expect(res.data.success).toBe(false);
@@ -770,7 +814,9 @@ describe('provider sandbox (HTTP)', () => {
     expect((await c.get('/api/action/card/x', { headers: cardHeaders(t) })).status).toBe(404);
 
     sb.state.injectFault({ path: '/api/action/card/x', dropConnection: true });
-    await expect(c.get('/api/action/card/x', { headers: cardHeaders(t) })).rejects.toMatchObject({ code: expect.stringMatching(/ECONNRESET|ERR_BAD_RESPONSE|socket hang up/) });
+    await expect(c.get('/api/action/card/x', { headers: cardHeaders(t) })).rejects.toMatchObject({
+      code: expect.stringMatching(/ECONNRESET|ERR_BAD_RESPONSE|socket hang up/),
+    });
 
     sb.state.injectFault({ path: '/api/action/card/x', delayMs: 200 });
     const started = Date.now();
@@ -796,7 +842,14 @@ describe('provider sandbox (HTTP)', () => {
 
     const all = (await c.get('/__sandbox/requests')).data;
     expect(all.map((r: any) => r.path)).toEqual(['/api/action/nothing', '/api/agent/nothing', '/api/action/auth']);
-    expect(all[0]).toMatchObject({ id: expect.any(Number), at: expect.any(String), method: 'GET', query: { x: '1' }, body: null, ip: '127.0.0.1' });
+    expect(all[0]).toMatchObject({
+      id: expect.any(Number),
+      at: expect.any(String),
+      method: 'GET',
+      query: { x: '1' },
+      body: null,
+      ip: '127.0.0.1',
+    });
     expect(all[2]).toMatchObject({ method: 'POST', body: CREDENTIALS, headers: { 'x-trace': 'abc' } });
     expect((await c.get('/__sandbox/requests', { params: { path: '/api/action/*' } })).data).toHaveLength(2);
 

@@ -37,18 +37,23 @@ export async function cardsClient(service: TestService, sub = `cust_${randomUUID
       http().post('/v1/card-users').auth(token, auth).set('Idempotency-Key', key).send(cardUserRequest(overrides)),
     getCardUser: (id: string) => http().get(`/v1/card-users/${id}`).auth(token, auth),
     listCardUsers: (query: Record<string, string> = {}) => http().get('/v1/card-users').query(query).auth(token, auth),
-    cardUserOperations: (id: string, query: Record<string, string> = {}) => http().get(`/v1/card-users/${id}/operations`).query(query).auth(token, auth),
+    cardUserOperations: (id: string, query: Record<string, string> = {}) =>
+      http().get(`/v1/card-users/${id}/operations`).query(query).auth(token, auth),
     createCard: (cardUserId: string, body: Record<string, unknown> = { balance: '5000', currency: 'XAF' }, key: string = randomUUID()) =>
       http().post(`/v1/card-users/${cardUserId}/cards`).auth(token, auth).set('Idempotency-Key', key).send(body),
     getCard: (id: string) => http().get(`/v1/cards/${id}`).auth(token, auth),
     listCards: (query: Record<string, string> = {}) => http().get('/v1/cards').query(query).auth(token, auth),
-    topUp: (id: string, amount: unknown, key: string = randomUUID()) => http().post(`/v1/cards/${id}/topup`).auth(token, auth).set('Idempotency-Key', key).send({ amount }),
-    withdraw: (id: string, amount: unknown, key: string = randomUUID()) => http().post(`/v1/cards/${id}/withdraw`).auth(token, auth).set('Idempotency-Key', key).send({ amount }),
+    topUp: (id: string, amount: unknown, key: string = randomUUID()) =>
+      http().post(`/v1/cards/${id}/topup`).auth(token, auth).set('Idempotency-Key', key).send({ amount }),
+    withdraw: (id: string, amount: unknown, key: string = randomUUID()) =>
+      http().post(`/v1/cards/${id}/withdraw`).auth(token, auth).set('Idempotency-Key', key).send({ amount }),
     freeze: (id: string) => http().post(`/v1/cards/${id}/freeze`).auth(token, auth),
     unfreeze: (id: string) => http().post(`/v1/cards/${id}/unfreeze`).auth(token, auth),
     terminate: (id: string) => http().post(`/v1/cards/${id}/terminate`).auth(token, auth),
-    transactions: (id: string, query: Record<string, string> = {}) => http().get(`/v1/cards/${id}/transactions`).query(query).auth(token, auth),
-    cardOperations: (id: string, query: Record<string, string> = {}) => http().get(`/v1/cards/${id}/operations`).query(query).auth(token, auth),
+    transactions: (id: string, query: Record<string, string> = {}) =>
+      http().get(`/v1/cards/${id}/transactions`).query(query).auth(token, auth),
+    cardOperations: (id: string, query: Record<string, string> = {}) =>
+      http().get(`/v1/cards/${id}/operations`).query(query).auth(token, auth),
     operation: (id: string) => http().get(`/v1/card-operations/${id}`).auth(token, auth),
   };
 }

@@ -28,14 +28,19 @@ export async function startChildService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the child service exited (${child.exitCode}): ${output}`);
-    const ready = await fetch(`${base}${options.readyPath ?? '/health/live'}`).then((res) => res.ok, () => false);
+    const ready = await fetch(`${base}${options.readyPath ?? '/health/live'}`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ready) return { child, base, output: () => output, exited };
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

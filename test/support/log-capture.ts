@@ -9,7 +9,7 @@ export class LogCapture {
       this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
       callback();
     },
-  }) as unknown as DestinationStream;
+  });
 
   get text(): string {
     return this.lines.join('\n');

@@ -4,7 +4,11 @@ import type { TestService } from './test-service';
 import { orderRequest } from './provider-factories';
 
 /** A customer of the service, speaking HTTP to it with its own bearer token. */
-export async function customer(service: TestService, sub = `cust_${randomUUID().slice(0, 8)}`, ...roles: ('customer' | 'finance' | 'admin')[]) {
+export async function customer(
+  service: TestService,
+  sub = `cust_${randomUUID().slice(0, 8)}`,
+  ...roles: ('customer' | 'finance' | 'admin')[]
+) {
   const token = await service.bearer(sub, ...roles);
   const http = () => request(service.server);
   return {
@@ -19,7 +23,13 @@ export async function customer(service: TestService, sub = `cust_${randomUUID().
 }
 
 /** Polls GET /v1/orders/{id} until `predicate` holds (callbacks arrive asynchronously). */
-export async function waitForOrder(service: TestService, token: string, id: string, predicate: (order: Record<string, unknown>) => boolean, timeoutMs = 10_000) {
+export async function waitForOrder(
+  service: TestService,
+  token: string,
+  id: string,
+  predicate: (order: Record<string, unknown>) => boolean,
+  timeoutMs = 10_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await request(service.server).get(`/v1/orders/${id}`).auth(token, { type: 'bearer' });

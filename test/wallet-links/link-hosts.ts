@@ -30,7 +30,10 @@ export interface LinkHosts {
 export async function startLinkHosts(env: Record<string, string> = {}, sandboxOptions: SandboxOptions = {}): Promise<LinkHosts> {
   const base = await startTestSandbox({ apiKey: LINK_API_KEY, ...sandboxOptions });
   const link = await startTestSandbox({ apiKey: LINK_API_KEY, ...sandboxOptions });
-  const service = await startTestService(base, { PROVIDER_LINK_BASE_URL: link.url, PROVIDER_API_KEY: LINK_API_KEY, ...env }, [WalletLinksModule, DistributionsModule]);
+  const service = await startTestService(base, { PROVIDER_LINK_BASE_URL: link.url, PROVIDER_API_KEY: LINK_API_KEY, ...env }, [
+    WalletLinksModule,
+    DistributionsModule,
+  ]);
   const syncTokens = async () => {
     await service.get(ProviderTokenService).getBearer();
     for (const [token, expiresAt] of base.state.tokens) link.state.tokens.set(token, expiresAt);
@@ -54,7 +57,11 @@ export function uniqueLinkEmail(prefix = 'link'): string {
 }
 
 /** A caller of the service with its own bearer token. */
-export async function apiUser(service: TestService, sub = `cust_${randomUUID().slice(0, 8)}`, ...roles: ('customer' | 'finance' | 'admin')[]) {
+export async function apiUser(
+  service: TestService,
+  sub = `cust_${randomUUID().slice(0, 8)}`,
+  ...roles: ('customer' | 'finance' | 'admin')[]
+) {
   const token = await service.bearer(sub, ...roles);
   const http = () => request(service.server);
   return {
@@ -68,7 +75,8 @@ export async function apiUser(service: TestService, sub = `cust_${randomUUID().s
     createFiat: (body: Record<string, unknown>, key: string = randomUUID()) =>
       http().post('/v1/distributions/fiat').auth(token, { type: 'bearer' }).set('Idempotency-Key', key).send(body),
     getDistribution: (id: string) => http().get(`/v1/distributions/${id}`).auth(token, { type: 'bearer' }),
-    listDistributions: (query: Record<string, string | number> = {}) => http().get('/v1/distributions').query(query).auth(token, { type: 'bearer' }),
+    listDistributions: (query: Record<string, string | number> = {}) =>
+      http().get('/v1/distributions').query(query).auth(token, { type: 'bearer' }),
   };
 }
 
@@ -79,7 +87,9 @@ export async function databaseDump(service: TestService): Promise<string> {
   );
   const parts: string[] = [];
   for (const { table_name } of tables) {
-    const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(t)::text AS row FROM "${table_name.replace(/"/g, '""')}" t`);
+    const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(
+      `SELECT row_to_json(t)::text AS row FROM "${table_name.replace(/"/g, '""')}" t`,
+    );
     parts.push(`-- ${table_name}`, ...rows.map((r) => r.row));
   }
   return parts.join('\n');

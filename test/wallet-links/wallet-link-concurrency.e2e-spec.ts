@@ -10,15 +10,17 @@ import { apiUser, LINK_API_KEY, startLinkHosts, uniqueLinkEmail, type LinkHosts 
 describe('wallet links under concurrency', () => {
   let hosts: LinkHosts;
   let second: TestService;
-  const linkCallsFor = (email: string) => hosts.link.state.requestsTo('/api/agent/link/new').filter((r) => String(r.query.email).toLowerCase() === email.toLowerCase());
+  const linkCallsFor = (email: string) =>
+    hosts.link.state.requestsTo('/api/agent/link/new').filter((r) => String(r.query.email).toLowerCase() === email.toLowerCase());
   const rowsFor = (email: string) => hosts.service.prisma.walletLink.findMany({ where: { email: { equals: email, mode: 'insensitive' } } });
 
   beforeAll(async () => {
     hosts = await startLinkHosts({ PROVIDER_TIMEOUT_MS: '3000' });
-    second = await startTestService(hosts.base, { PROVIDER_LINK_BASE_URL: hosts.link.url, PROVIDER_API_KEY: LINK_API_KEY, PROVIDER_TIMEOUT_MS: '3000' }, [
-      WalletLinksModule,
-      DistributionsModule,
-    ]);
+    second = await startTestService(
+      hosts.base,
+      { PROVIDER_LINK_BASE_URL: hosts.link.url, PROVIDER_API_KEY: LINK_API_KEY, PROVIDER_TIMEOUT_MS: '3000' },
+      [WalletLinksModule, DistributionsModule],
+    );
   });
   beforeEach(async () => {
     hosts.link.state.clearFaults();
@@ -35,7 +37,9 @@ describe('wallet links under concurrency', () => {
     hosts.link.state.injectFault({ path: '/api/agent/link/new', delayMs: 400, times: 8 });
     const users = await Promise.all(Array.from({ length: 8 }, (_, i) => apiUser(i % 2 ? second : hosts.service)));
     const answers = await Promise.all(
-      users.map((user, i) => user.createLink({ email: i % 3 ? email : email.toUpperCase(), phone: `65000${String(i).padStart(4, '0')}`, phoneCountry: '+237' })),
+      users.map((user, i) =>
+        user.createLink({ email: i % 3 ? email : email.toUpperCase(), phone: `65000${String(i).padStart(4, '0')}`, phoneCountry: '+237' }),
+      ),
     );
 
     expect(linkCallsFor(email)).toHaveLength(1);
@@ -48,7 +52,11 @@ describe('wallet links under concurrency', () => {
     for (const answer of inProgress) expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
     const rows = await rowsFor(email);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ status: 'LINKED', claimExpiresAt: null, matricule: answers.find((a) => a.status === 201)!.body.matricule });
+    expect(rows[0]).toMatchObject({
+      status: 'LINKED',
+      claimExpiresAt: null,
+      matricule: answers.find((a) => a.status === 201)!.body.matricule,
+    });
 
     // A retry after the Retry-After gets the link: named to its owner, no provider call.
     const winner = users[answers.findIndex((a) => a.status === 201)];
@@ -94,7 +102,10 @@ describe('wallet links under concurrency', () => {
   it('a claim whose holder died is taken over once it lapses; a live one is not', async () => {
     const alice = await apiUser(hosts.service);
     const [lapsed, live] = [uniqueLinkEmail('lapsed'), uniqueLinkEmail('live')];
-    for (const [email, offset] of [[lapsed, '-1 minute'], [live, '10 minutes']]) {
+    for (const [email, offset] of [
+      [lapsed, '-1 minute'],
+      [live, '10 minutes'],
+    ]) {
       await hosts.service.prisma.$executeRaw`
         INSERT INTO wallet_links (id, owner_id, email, email_key, phone, phone_country, status, claim_expires_at)
         VALUES (gen_random_uuid(), 'crashed', ${email}, lower(${email}), '650000009', '+237', 'PENDING', now() + ${offset}::interval)`;

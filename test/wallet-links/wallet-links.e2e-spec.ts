@@ -6,7 +6,12 @@ describe('wallet links end to end', () => {
   let hosts: LinkHosts;
   const linkRequests = () => hosts.link.state.requestsTo('/api/agent/link/new');
   const apikeyOf = (email: string) => hosts.link.state.walletLinks.get(email.toLowerCase())?.apikey;
-  const linkBody = (overrides: Record<string, unknown> = {}) => ({ email: uniqueLinkEmail(), phone: '650000001', phoneCountry: '+237', ...overrides });
+  const linkBody = (overrides: Record<string, unknown> = {}) => ({
+    email: uniqueLinkEmail(),
+    phone: '650000001',
+    phoneCountry: '+237',
+    ...overrides,
+  });
   /** Every HTTP answer body of the file, to prove no apikey was ever in one. */
   const answers: string[] = [];
   const keep = <T extends { text: string }>(res: T) => {
@@ -67,7 +72,13 @@ describe('wallet links end to end', () => {
     const res = keep(await alice.createLink(body));
     const row = await hosts.service.prisma.walletLink.findUniqueOrThrow({ where: { id: res.body.id } });
     const apikey = apikeyOf(body.email)!;
-    expect(row).toMatchObject({ ownerId: alice.sub, email: body.email, phone: body.phone, phoneCountry: '+237', matricule: res.body.matricule });
+    expect(row).toMatchObject({
+      ownerId: alice.sub,
+      email: body.email,
+      phone: body.phone,
+      phoneCountry: '+237',
+      matricule: res.body.matricule,
+    });
     expect(row.apikeyEncrypted).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(row.apikeyEncrypted).not.toContain(apikey);
     expect(await hosts.service.get(WalletLinksService).apikeyOf(res.body.id)).toBe(apikey);
@@ -158,7 +169,11 @@ describe('wallet links end to end', () => {
     expect(res.body).toMatchObject({ code: 'provider_link_rejected', providerMessage: 'User already linked', outcomeKnown: true });
     expect(res.body.detail).toContain('User already linked');
 
-    hosts.link.state.injectFault({ path: '/api/agent/link/new', status: 400, body: { code: '400', success: false, message: 'Invalid phone for this country' } });
+    hosts.link.state.injectFault({
+      path: '/api/agent/link/new',
+      status: 400,
+      body: { code: '400', success: false, message: 'Invalid phone for this country' },
+    });
     const refused = keep(await alice.createLink(linkBody()));
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ code: 'provider_link_rejected', providerMessage: 'Invalid phone for this country' });

@@ -33,12 +33,21 @@ export class CardsClient {
   }
 
   async getUser(reference: string): Promise<CardUserDetails> {
-    return this.send<CardUserDetails>({ endpoint: 'cards.user.get', method: 'GET', path: `/api/action/card/user/${encodeURIComponent(reference)}` });
+    return this.send<CardUserDetails>({
+      endpoint: 'cards.user.get',
+      method: 'GET',
+      path: `/api/action/card/user/${encodeURIComponent(reference)}`,
+    });
   }
 
   /** `balance` and `currency` travel as strings, as the provider's card resource says. */
   async createCard(userId: string, body: { balance: string; currency: string }): Promise<CardCreated> {
-    return this.send<CardCreated>({ endpoint: 'cards.card.create', method: 'POST', path: `/api/action/card/${encodeURIComponent(userId)}`, body });
+    return this.send<CardCreated>({
+      endpoint: 'cards.card.create',
+      method: 'POST',
+      path: `/api/action/card/${encodeURIComponent(userId)}`,
+      body,
+    });
   }
 
   async getCard(cardId: string): Promise<CardDetails> {
@@ -78,18 +87,30 @@ export class CardsClient {
     const list = transactionListOf(answer);
     if (list) return list;
     const keys = answer && typeof answer === 'object' ? Object.keys(answer).slice(0, 20) : [];
-    this.logger.warn({ endpoint: 'cards.operation.transactions', answerType: answer === null ? 'null' : typeof answer, keys }, 'card transaction listing in an unknown shape: answered as an empty list');
+    this.logger.warn(
+      { endpoint: 'cards.operation.transactions', answerType: answer === null ? 'null' : typeof answer, keys },
+      'card transaction listing in an unknown shape: answered as an empty list',
+    );
     return [];
   }
 
-  private async operate<T = Record<string, unknown>>(cardId: string, operation: CardOperation, money?: { amount: string; currency: string }): Promise<T> {
+  private async operate<T = Record<string, unknown>>(
+    cardId: string,
+    operation: CardOperation,
+    money?: { amount: string; currency: string },
+  ): Promise<T> {
     const { operationParam, amountParam, currencyParam } = this.config.card;
     const query: Record<string, string> = { [operationParam]: operation };
     if (money) {
       query[amountParam] = money.amount;
       query[currencyParam] = money.currency;
     }
-    return this.send<T>({ endpoint: `cards.operation.${operation}`, method: 'GET', path: `/api/action/card/transaction/${encodeURIComponent(cardId)}`, query });
+    return this.send<T>({
+      endpoint: `cards.operation.${operation}`,
+      method: 'GET',
+      path: `/api/action/card/transaction/${encodeURIComponent(cardId)}`,
+      query,
+    });
   }
 
   private async send<T>(request: Omit<ProviderRequest, 'area' | 'host'>): Promise<T> {
@@ -102,7 +123,7 @@ const LISTING_KEYS = ['transactions', 'data', 'items'] as const;
 
 /** The array of a transaction listing: bare, or under one of LISTING_KEYS, at most two levels down. */
 export function transactionListOf(answer: unknown, depth = 0): unknown[] | undefined {
-  if (Array.isArray(answer)) return answer;
+  if (Array.isArray(answer)) return answer as unknown[];
   if (depth >= 2 || !answer || typeof answer !== 'object') return undefined;
   for (const key of LISTING_KEYS) {
     const list = transactionListOf((answer as Record<string, unknown>)[key], depth + 1);
