@@ -218,31 +218,14 @@ export class OrdersRepository {
     if (positions.length === 0) return [];
     const orderIds = positions.map((p) => p.orderId);
     const afterIds = positions.map((p) => p.afterChangeId.toString());
-    const rows = await this.prisma.$queryRaw<
-      {
-        id: bigint;
-        orderId: string;
-        fromStatus: string | null;
-        toStatus: string;
-        reason: string;
-        detail: string | null;
-        callbackId: string | null;
-        actor: string | null;
-        note: string | null;
-        at: Date;
-      }[]
-    >`
+    // The statuses come back as text, which is exactly an OrderStatus; only the id needs converting.
+    const rows = await this.prisma.$queryRaw<StatusChangeRecord[]>`
       SELECT c.id, c.order_id::text AS "orderId", c.from_status::text AS "fromStatus", c.to_status::text AS "toStatus",
              c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at
       FROM unnest(${orderIds}::uuid[], ${afterIds}::bigint[]) AS watched(order_id, after_id)
       JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
       ORDER BY c.id`;
-    return rows.map((r) => ({
-      ...r,
-      id: BigInt(r.id),
-      fromStatus: r.fromStatus as OrderStatus | null,
-      toStatus: r.toStatus as OrderStatus,
-    }));
+    return rows.map((r) => ({ ...r, id: BigInt(r.id) }));
   }
 
   async callbacksOf(orderId: string): Promise<CallbackRecord[]> {
