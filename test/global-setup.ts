@@ -1,9 +1,9 @@
-import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { EFFECTIVE_DATABASE_URL_ENV } from './support/test-database';
+import { createRunDatabase } from './support/test-database-server';
 
 /**
  * One database for the whole run, migrated with the same code as `npm run db:migrate`:
@@ -14,20 +14,9 @@ export default async function globalSetup() {
   const serverUrl = process.env.TEST_DATABASE_URL;
   let url: string;
   if (serverUrl) {
-    const name = `bff_test_${Date.now()}_${process.pid}`;
-    const admin = new Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const target = new URL(serverUrl);
-    target.pathname = `/${name}`;
-    url = target.toString();
-    (globalThis as Record<string, unknown>).__BFF_TEST_DROP__ = async () => {
-      const client = new Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    };
+    const database = await createRunDatabase(serverUrl, `bff_test_${Date.now()}_${process.pid}`);
+    url = database.url;
+    (globalThis as Record<string, unknown>).__BFF_TEST_DROP__ = database.drop;
   } else {
     const embedded = await startEmbeddedPostgres({ maxConnections: 200 });
     url = embedded.url;
