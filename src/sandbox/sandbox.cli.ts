@@ -1,8 +1,11 @@
+import { loadDotEnvIfPresent } from '../config/app-config';
 import { loadSandboxCliConfig } from '../config/sandbox-cli-config';
 import { SANDBOX_DEFAULTS, startSandbox } from './sandbox.server';
 import { TEST_WALLET_LIST } from './test-wallets';
 
 async function main(): Promise<void> {
+  // Like every other entry point: SANDBOX_* in a local .env count (.env.example lists them).
+  loadDotEnvIfPresent();
   let settings;
   try {
     settings = loadSandboxCliConfig();
