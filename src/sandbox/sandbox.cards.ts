@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { guard, isEmail, isNonEmptyString, isPlainObject, queryString, sendError, type SandboxContext } from './sandbox.http';
 import { currencyDecimals, formatMinor, isCurrencyCode, luhnCheckDigit, parseDecimalAmount } from './sandbox.money';
 import { transactionList } from './sandbox.echo';
-import { randomDigits, randomHex, type Card, type CardStatus, type CardTransaction, type CardUser } from './sandbox.state';
+import type { Card, CardStatus, CardTransaction, CardUser } from './sandbox.cards.types';
+import { randomDigits, randomHex } from './sandbox.ids';
 
 const OPTIONAL_USER_STRINGS = [
   'billing_adress',

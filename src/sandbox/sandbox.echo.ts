@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { bearerToken, errorBody, header, isPlainObject, shapeForPath, type SandboxContext } from './sandbox.http';
 import { formatMinor, luhnCheckDigit } from './sandbox.money';
-import { randomDigits, type Card, type TransactionEnvelope } from './sandbox.state';
+import type { Card } from './sandbox.cards.types';
+import type { TransactionEnvelope } from './sandbox.faults';
+import { randomDigits } from './sandbox.ids';
 
 /**
  * Fault answers built from the request, for testing what a client does with a provider that

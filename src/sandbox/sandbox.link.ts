@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { guard, isEmail, isNonEmptyString, isPlainObject, queryString, sendError, type SandboxContext } from './sandbox.http';
 import { isCurrencyCode } from './sandbox.money';
-import { randomDigits, randomHex, type DistributionEntry, type SandboxState } from './sandbox.state';
+import { randomDigits, randomHex } from './sandbox.ids';
+import type { DistributionEntry } from './sandbox.link.types';
+import type { SandboxState } from './sandbox.state';
 
 /** Rates are compared in millionths of a percent so that 33.33 + 33.33 + 33.34 is exactly 100. */
 const RATE_SCALE = 1_000_000;

@@ -1,5 +1,6 @@
 import { currencyDecimals, formatMinor, isLuhnValid, luhnCheckDigit, parseDecimalAmount } from './sandbox.money';
-import { pathMatches, SandboxState } from './sandbox.state';
+import { pathMatches } from './sandbox.faults';
+import { SandboxState } from './sandbox.state';
 import { TEST_WALLET_LIST, TEST_WALLETS, testWalletBehaviour } from './test-wallets';
 
 describe('sandbox money helpers', () => {

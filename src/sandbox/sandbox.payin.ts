@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { guard, header, isEmail, isHttpUrl, isNonEmptyString, isPlainObject, providerDateTime, type SandboxContext } from './sandbox.http';
-import { randomDigits, type CallbackOutcome, type CallbackPayload, type PayIn } from './sandbox.state';
+import { randomDigits } from './sandbox.ids';
+import type { CallbackOutcome, CallbackPayload, PayIn } from './sandbox.payin.types';
 import { testWalletBehaviour, type TestWalletBehaviour } from './test-wallets';
 
 const MAX_CALLBACK_ATTEMPTS = 5;

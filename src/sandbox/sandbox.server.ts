@@ -7,10 +7,15 @@ import { registerLinkRoutes } from './sandbox.link';
 import { formatMinor } from './sandbox.money';
 import { resolveSandboxOptions, type SandboxOptions } from './sandbox.options';
 import { registerPayInRoutes } from './sandbox.payin';
-import { pathMatches, SandboxState, type SandboxFault } from './sandbox.state';
+import { pathMatches, type SandboxFault } from './sandbox.faults';
+import { SandboxState } from './sandbox.state';
 import { TEST_WALLET_LIST } from './test-wallets';
 
 export { SANDBOX_DEFAULTS, type SandboxOptions } from './sandbox.options';
+export * from './sandbox.cards.types';
+export * from './sandbox.faults';
+export * from './sandbox.link.types';
+export * from './sandbox.payin.types';
 export * from './sandbox.state';
 export * from './test-wallets';
 

@@ -1,5 +1,9 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type { Card, CardUser } from './sandbox.cards.types';
+import { assertValidFault, pathMatches, type ActiveFault, type SandboxFault } from './sandbox.faults';
+import type { FiatDistribution, LinkInit, WalletLink } from './sandbox.link.types';
+import type { CallbackDelivery, PayIn } from './sandbox.payin.types';
 
 /** One request as the sandbox received it, recorded before any validation. */
 export interface RecordedRequest {
@@ -15,180 +19,6 @@ export interface RecordedRequest {
   /** Parsed JSON body; the raw text when it was not JSON; null when there was none. */
   body: unknown;
   ip: string;
-}
-
-/** Envelopes a client may meet around the card transaction listing (the provider does not document it). */
-export const TRANSACTION_ENVELOPES = [
-  '',
-  'data',
-  'transactions',
-  'items',
-  'data.transactions',
-  'data.items',
-  'transactions.data',
-  'items.data',
-] as const;
-export type TransactionEnvelope = (typeof TRANSACTION_ENVELOPES)[number];
-
-/** A canned answer for the next `times` requests matching `path` (and `method`). */
-export interface SandboxFault {
-  /** Exact path, or a prefix ending with `*` (`/api/agent/*`). Query strings are ignored. */
-  path: string;
-  method?: string;
-  /** How many matching requests get this answer; default 1. */
-  times?: number;
-  status?: number;
-  /** JSON body of the answer. */
-  body?: unknown;
-  /** Raw body of the answer (wins over `body`); content type `contentType` or text/plain. */
-  rawBody?: string;
-  contentType?: string;
-  /** Delay before answering; alone (no status/body/rawBody/drop) it delays the normal answer. */
-  delayMs?: number;
-  /** Destroy the connection without any answer. */
-  dropConnection?: boolean;
-  /**
-   * Answer an error whose message echoes the request's secrets (credentials, bearer, callback URLs,
-   * the card's number and CVV): see `echoAnswer` in sandbox.echo.ts. `status` overrides 401/400.
-   */
-  echo?: boolean;
-  /**
-   * On a card route naming a known card: answer 200 with its transaction listing in this envelope
-   * (`''` a bare array, `data`, `transactions`, `items`, or two dotted: `data.transactions`).
-   */
-  transactionsEnvelope?: TransactionEnvelope;
-}
-
-export interface ActiveFault extends Required<Pick<SandboxFault, 'path' | 'times'>> {
-  id: number;
-  fault: SandboxFault;
-}
-
-export type CallbackOutcome = 'SUCCESS' | 'FAILED';
-
-export interface CallbackPayload {
-  status: CallbackOutcome;
-  reference: string;
-  external_reference: string;
-  amount: string;
-  currency: string;
-  transaction_reference: string | null;
-  message: string;
-  created_at: string;
-}
-
-/** One delivery attempt of a pay-in notification. */
-export interface CallbackDelivery {
-  id: number;
-  at: string;
-  url: string;
-  /** Provider reference of the pay-in. */
-  reference: string;
-  orderId: string;
-  outcome: CallbackOutcome;
-  /** 1 for the first attempt, up to 5. */
-  attempt: number;
-  /** HTTP status received, null on network error. */
-  httpStatus: number | null;
-  ok: boolean;
-  error?: string;
-  payload: CallbackPayload;
-}
-
-export type PayInStatus = 'PROCESSING' | 'SUCCESS' | 'FAILED';
-
-export interface PayIn {
-  reference: string;
-  order_id: string;
-  wallet: string;
-  amount: number;
-  currency: string;
-  description: string;
-  payer: string;
-  payerEmail: string;
-  successUrl: string;
-  failureUrl: string;
-  service: string;
-  otp?: string;
-  status: PayInStatus;
-  transaction_reference: string | null;
-  created_at: string;
-}
-
-export interface CardUser {
-  user_id: string;
-  reference: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  country_code: string;
-  contact: string;
-  dob: string;
-  is_business: boolean;
-  billing_adress: string | null;
-  billing_city: string | null;
-  billing_country: string | null;
-  id_number: string | null;
-  business_name: string | null;
-  billing_state: string | null;
-  billing_postal_code: string | null;
-  cards: string[];
-  created_at: string;
-}
-
-export type CardStatus = 'active' | 'disabled' | 'terminated';
-
-export interface CardTransaction {
-  transaction_id: string;
-  type: 'topup' | 'withdraw';
-  amountMinor: bigint;
-  balanceAfterMinor: bigint;
-  created_at: string;
-}
-
-export interface Card {
-  card_id: string;
-  user_id: string;
-  card_number: string;
-  expiry: string;
-  cvv: string;
-  currency: string;
-  decimals: number;
-  balanceMinor: bigint;
-  status: CardStatus;
-  transactions: CardTransaction[];
-  created_at: string;
-}
-
-export interface WalletLink {
-  email: string;
-  phone: string;
-  phoneCountry: string;
-  apikey: string;
-  matricule: string;
-  created_at: string;
-}
-
-export interface DistributionEntry {
-  matricule: string;
-  rate: number;
-}
-
-export interface LinkInit {
-  payment_receiver: string;
-  payment_id: string;
-  amount: number;
-  distribution: DistributionEntry[];
-  created_at: string;
-}
-
-export interface FiatDistribution {
-  id: string;
-  payer: string;
-  currency: string;
-  amount: number;
-  distribution: DistributionEntry[];
-  created_at: string;
 }
 
 export interface SandboxCounters {
@@ -218,21 +48,6 @@ function emptyCounters(): SandboxCounters {
     faultsApplied: 0,
     callbackAttempts: 0,
   };
-}
-
-export function randomDigits(length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += String(randomInt(0, 10));
-  return out;
-}
-
-export function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
-}
-
-/** Exact path, or prefix when the pattern ends with `*`. */
-export function pathMatches(pattern: string, path: string): boolean {
-  return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : pattern === path;
 }
 
 /**
@@ -311,20 +126,8 @@ export class SandboxState extends EventEmitter {
   // ---------------------------------------------------------------- faults
 
   injectFault(fault: SandboxFault): number {
-    if (!fault || typeof fault.path !== 'string' || !fault.path.startsWith('/')) {
-      throw new Error('fault.path must be a path starting with /');
-    }
+    assertValidFault(fault);
     const times = fault.times ?? 1;
-    if (!Number.isInteger(times) || times < 1) throw new Error('fault.times must be a positive integer');
-    if (fault.status !== undefined && (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599)) {
-      throw new Error('fault.status must be an HTTP status code');
-    }
-    if (fault.delayMs !== undefined && (typeof fault.delayMs !== 'number' || !(fault.delayMs >= 0))) {
-      throw new Error('fault.delayMs must be a non-negative number');
-    }
-    if (fault.transactionsEnvelope !== undefined && !TRANSACTION_ENVELOPES.includes(fault.transactionsEnvelope)) {
-      throw new Error(`fault.transactionsEnvelope must be one of ${TRANSACTION_ENVELOPES.map((e) => JSON.stringify(e)).join(', ')}`);
-    }
     const id = this.nextFaultId++;
     this.faults.push({ id, path: fault.path, times, fault: { ...fault } });
     return id;

@@ -21,7 +21,7 @@ describe('npm run sandbox reads a local .env, like the other entry points', () =
   it('listens on the SANDBOX_PORT of the .env in its working directory', async () => {
     const port = await freePort();
     writeFileSync(join(workDir, '.env'), `SANDBOX_PORT=${port}\nSANDBOX_HOST=127.0.0.1\n`);
-    const env = { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    const env: NodeJS.ProcessEnv = { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     delete env.SANDBOX_PORT;
     delete env.SANDBOX_HOST;
     const child = spawn(

@@ -1,5 +1,5 @@
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
-import { TRANSACTION_ENVELOPES } from '../../src/sandbox/sandbox.state';
+import { TRANSACTION_ENVELOPES } from '../../src/sandbox/sandbox.faults';
 import { cardsClient, userWithCard, type CardsClientOf } from '../support/cards-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
