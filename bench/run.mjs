@@ -109,6 +109,33 @@ async function settledCounts(counterPort) {
   return counts;
 }
 
+const keysOf = (value) => Object.keys(value).sort().join(',');
+
+/**
+ * Both servers must do the same work, or the ratios mean nothing: the same order read through both
+ * must answer the same JSON, and a pay-in through each must answer 201 PROCESSING in the same shape.
+ */
+async function checkSameAnswers(servers, token, orderId) {
+  const answers = [];
+  for (const server of servers) {
+    const read = await fetch(`${server.url}/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${token}` } });
+    const created = await fetch(`${server.url}/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: requestsFor(PATHS[1], [])[0].body,
+    });
+    answers.push({ server: server.name, read: { status: read.status, body: await read.json() }, created: await created.json() });
+    if (created.status !== 201) throw new Error(`${server.name}: a bench pay-in answered ${created.status}`);
+  }
+  const [first, second] = answers;
+  if (JSON.stringify(first.read) !== JSON.stringify(second.read)) {
+    throw new Error(`the servers answer GET differently:\n${JSON.stringify(first.read)}\n${JSON.stringify(second.read)}`);
+  }
+  if (keysOf(first.created) !== keysOf(second.created) || first.created.status !== 'PROCESSING' || second.created.status !== 'PROCESSING') {
+    throw new Error(`the servers answer POST differently:\n${JSON.stringify(first.created)}\n${JSON.stringify(second.created)}`);
+  }
+}
+
 function build() {
   if (process.env.BENCH_SKIP_BUILD === '1') return;
   const built = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'inherit' });
@@ -212,6 +239,7 @@ async function main() {
       .setExpirationTime(now + 4 * 3600)
       .sign(new TextEncoder().encode(secrets.AUTH_JWT_SECRET));
 
+    await checkSameAnswers(servers, token, orderIds[0]);
     process.stderr.write(
       `bench: database ${database}, logs in ${logDir}, ${settings.runs} × ${settings.durationSeconds} s per server and path ` +
         `after ${settings.warmupSeconds} s of warm-up, PROVIDER_AGENT_HOURLY_LIMIT=${settings.agentHourlyLimit}\n`,
