@@ -59,6 +59,9 @@ export function printReport({ results, memory, settings }) {
       ['bare', bare],
       ['service', service],
     ]) {
+      if (measured.statementsPerRequest === 0) {
+        warnings.push(`WARNING ${path}: the ${name} server sent no statement through pg: is it still on pg (bench/count-statements.cjs)?`);
+      }
       if (measured.failed > 0)
         warnings.push(`WARNING ${path}: ${measured.failed} requests of the ${name} server failed (non-2xx, errors, timeouts)`);
     }
