@@ -1,0 +1,75 @@
+/** The bench's own database: created fresh on the server of BENCH_DATABASE_URL, seeded, dropped. */
+import pg from 'pg';
+
+export function databaseUrlFor(serverUrl, database) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createDatabase(serverUrl, database) {
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${database}"`));
+}
+
+export async function dropDatabase(serverUrl, database) {
+  await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+}
+
+/**
+ * Orders for the GET to read: `owned` orders of `customerId`, each decided by a callback (three
+ * history rows, one callback), among `others` orders of other customers. Returns the owned ids.
+ */
+export async function seedOrders(url, { customerId, owned, others }) {
+  return withClient(url, async (client) => {
+    await client.query(
+      `INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
+                           provider_reference, provider_transaction_reference, submitted_at, processing_since, created_at, updated_at)
+       SELECT gen_random_uuid(), 'ord_seed_' || n, 'customer-' || (n % 500), 'SUCCEEDED', 2500, 'XAF', 1, '237600000001',
+              'Seeded order', 'Payer ' || n, 'payer' || n || '@example.com', 'SP' || lpad(n::text, 14, '0'), 'TR' || lpad(n::text, 12, '0'),
+              now() - make_interval(mins => n), now() - make_interval(mins => n), now() - make_interval(mins => n), now()
+       FROM generate_series(1, $1) AS n`,
+      [others],
+    );
+    const { rows } = await client.query(
+      `INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
+                           provider_reference, provider_transaction_reference, submitted_at, processing_since, created_at, updated_at)
+       SELECT gen_random_uuid(), 'ord_bench_' || n, $1, 'SUCCEEDED', 1500, 'XAF', 1, '237600000001', 'Bench order ' || n,
+              'Bench Payer', 'bench@example.com', 'SP' || lpad(n::text, 14, '9'), 'TR' || lpad(n::text, 12, '9'),
+              now() - make_interval(secs => n), now() - make_interval(secs => n), now() - make_interval(secs => n), now()
+       FROM generate_series(1, $2) AS n
+       RETURNING id`,
+      [customerId, owned],
+    );
+    const ids = rows.map((row) => row.id);
+    await client.query(
+      `WITH callbacks AS (
+         INSERT INTO provider_callbacks (id, order_id, path_order_id, outcome, result, method, query, headers, content_type, raw_body)
+         SELECT gen_random_uuid(), id, id::text, 'success', 'APPLIED', 'POST', '{}', '{"content-type":"application/json"}',
+                'application/json', '{"status":"SUCCESS"}'
+         FROM unnest($1::uuid[]) AS id
+         RETURNING id, order_id)
+       INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail, callback_id)
+       SELECT order_id, step.from_status::"OrderStatus", step.to_status::"OrderStatus", step.reason, step.detail,
+              CASE WHEN step.to_status = 'SUCCEEDED' THEN callbacks.id END
+       FROM callbacks
+       CROSS JOIN (VALUES (1, NULL, 'PENDING', 'created', 'Order stored, not yet sent to the provider'),
+                          (2, 'PENDING', 'PROCESSING', 'provider_accepted', 'Transaction is processing'),
+                          (3, 'PROCESSING', 'SUCCEEDED', 'callback_success', 'Decided by the provider callback'))
+                  AS step(position, from_status, to_status, reason, detail)
+       ORDER BY callbacks.order_id, step.position`,
+      [ids],
+    );
+    await client.query('ANALYZE');
+    return ids;
+  });
+}

@@ -1,0 +1,114 @@
+/** The benchmarked processes: started in their own process groups, measured from /proc, stopped. */
+import { spawn } from 'node:child_process';
+import { openSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ): 100 on every Linux ABI node runs on. */
+const TICKS_PER_SECOND = 100;
+
+export async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Starts `command` as the leader of a new process group (detached), its output appended to
+ * `logFile`. Every process it forks stays in the group, so the group is what gets measured.
+ */
+export function startGroup(name, command, args, { env, logFile, cwd }) {
+  const out = openSync(logFile, 'a');
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', out, out] });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { name, pid: child.pid, child, exited, logFile };
+}
+
+export async function stopGroup(group, graceMs = 10_000) {
+  if (group.child.exitCode !== null || group.child.signalCode !== null) return;
+  try {
+    process.kill(-group.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const done = await Promise.race([group.exited.then(() => true), sleep(graceMs).then(() => false)]);
+  if (!done) {
+    try {
+      process.kill(-group.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    await group.exited;
+  }
+}
+
+/** Polls `url` until it answers 200, the process exits, or `timeoutMs` passes. */
+export async function waitUntilAnswering(group, url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void group.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${group.name} exited during start-up: see ${group.logFile}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  throw new Error(`${group.name} did not answer ${url} within ${timeoutMs} ms: see ${group.logFile}`);
+}
+
+function statFields(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields from the third on, after the command name (which may hold spaces and parentheses).
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (user + system, microseconds) of every live process of the group, plus what the leader
+ * collected from its children that already exited.
+ */
+export function groupCpuMicros(group) {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    // fields[2] = pgrp; [11] utime, [12] stime, [13] cutime, [14] cstime.
+    if (!fields || Number(fields[2]) !== group.pid) continue;
+    ticks += Number(fields[11]) + Number(fields[12]);
+    if (Number(entry) === group.pid) ticks += Number(fields[13]) + Number(fields[14]);
+  }
+  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+}
+
+/** Peak resident set (VmHWM) of the group's processes, in bytes. */
+export function groupPeakRssBytes(group) {
+  let bytes = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (!fields || Number(fields[2]) !== group.pid) continue;
+    try {
+      const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
+      if (match) bytes += Number(match[1]) * 1024;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return bytes;
+}
+
+/** The statement counters of a server started with bench/count-statements.cjs. */
+export async function statementCounts(counterPort) {
+  const response = await fetch(`http://127.0.0.1:${counterPort}/`);
+  return response.json();
+}

@@ -1,0 +1,274 @@
+/**
+ * `npm run bench` (after `npm run build`): the service in production mode and the bare server of
+ * bench/bare-server.mjs, side by side on a fresh database of BENCH_DATABASE_URL's server, the
+ * provider sandbox in a third process, autocannon against each in turn. See README "Performance".
+ *
+ * BENCH_DATABASE_URL (postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (10 s per
+ * run), BENCH_WARMUP (5 s), BENCH_RUNS (2 per server and path), BENCH_STRICT=1 (exit 1 on a FAIL).
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import autocannon from 'autocannon';
+import { SignJWT } from 'jose';
+import { createDatabase, databaseUrlFor, dropDatabase, seedOrders } from './database.mjs';
+import { freePort, groupCpuMicros, groupPeakRssBytes, startGroup, statementCounts, stopGroup, waitUntilAnswering } from './processes.mjs';
+import { printReport } from './report.mjs';
+
+const positiveInteger = (name, fallback) => {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a positive whole number (got "${raw}")`);
+  return Number(raw);
+};
+const settings = {
+  serverUrl: process.env.BENCH_DATABASE_URL?.trim() || 'postgresql://postgres@127.0.0.1:5432/postgres',
+  durationSeconds: positiveInteger('BENCH_DURATION', 10),
+  warmupSeconds: positiveInteger('BENCH_WARMUP', 5),
+  runs: positiveInteger('BENCH_RUNS', 2),
+  strict: process.env.BENCH_STRICT === '1',
+  /** High enough for every POST of the run, for both servers: the provider's 600/h would stop a run in seconds. */
+  agentHourlyLimit: 1_000_000,
+};
+const root = new URL('..', import.meta.url).pathname;
+const CUSTOMER = 'bench-customer';
+
+const PATHS = [
+  { name: 'GET /v1/orders/{id}', connections: 50 },
+  { name: 'POST /v1/orders', connections: 20 },
+];
+
+function requestsFor(path, orderIds) {
+  if (path.name.startsWith('GET')) {
+    let next = 0;
+    return [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: `/v1/orders/${orderIds[next++ % orderIds.length]}` }),
+      },
+    ];
+  }
+  const body = JSON.stringify({
+    amount: '1500',
+    currency: 'XAF',
+    // The sandbox's NO_CALLBACK wallet: PROCESSING at once, no callback to load the servers during the run.
+    wallet: '237600000006',
+    service: 1,
+    description: 'Bench order',
+    payer: 'Bench Payer',
+    payerEmail: 'bench@example.com',
+  });
+  return [
+    {
+      method: 'POST',
+      path: '/v1/orders',
+      body,
+      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+    },
+  ];
+}
+
+async function measure(server, path, token, orderIds, seconds) {
+  const cpuBefore = groupCpuMicros(server.group);
+  const countsBefore = await statementCounts(server.counterPort);
+  const result = await autocannon({
+    url: server.url,
+    connections: path.connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: requestsFor(path, orderIds),
+  });
+  const countsAfter = await settledCounts(server.counterPort);
+  const cpuMicros = groupCpuMicros(server.group) - cpuBefore;
+  return {
+    server: server.name,
+    completed: result.requests.total,
+    responses: countsAfter.responses - countsBefore.responses,
+    failed: result.non2xx + result.errors + result.timeouts,
+    seconds: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuMicros,
+    statements: countsAfter.statements - countsBefore.statements,
+    transactions: countsAfter.transactions - countsBefore.transactions,
+  };
+}
+
+/** The counters once the requests still in flight when autocannon stopped are done (no response for 300 ms). */
+async function settledCounts(counterPort) {
+  let counts = await statementCounts(counterPort);
+  for (let round = 0; round < 50; round++) {
+    await sleep(300);
+    const next = await statementCounts(counterPort);
+    if (next.responses === counts.responses) return next;
+    counts = next;
+  }
+  return counts;
+}
+
+const keysOf = (value) => Object.keys(value).sort().join(',');
+
+/**
+ * Both servers must do the same work, or the ratios mean nothing: the same order read through both
+ * must answer the same JSON, and a pay-in through each must answer 201 PROCESSING in the same shape.
+ */
+async function checkSameAnswers(servers, token, orderId) {
+  const answers = [];
+  for (const server of servers) {
+    const read = await fetch(`${server.url}/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${token}` } });
+    const created = await fetch(`${server.url}/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: requestsFor(PATHS[1], [])[0].body,
+    });
+    answers.push({ server: server.name, read: { status: read.status, body: await read.json() }, created: await created.json() });
+    if (created.status !== 201) throw new Error(`${server.name}: a bench pay-in answered ${created.status}`);
+  }
+  const [first, second] = answers;
+  if (JSON.stringify(first.read) !== JSON.stringify(second.read)) {
+    throw new Error(`the servers answer GET differently:\n${JSON.stringify(first.read)}\n${JSON.stringify(second.read)}`);
+  }
+  if (keysOf(first.created) !== keysOf(second.created) || first.created.status !== 'PROCESSING' || second.created.status !== 'PROCESSING') {
+    throw new Error(`the servers answer POST differently:\n${JSON.stringify(first.created)}\n${JSON.stringify(second.created)}`);
+  }
+}
+
+function build() {
+  if (process.env.BENCH_SKIP_BUILD === '1') return;
+  const built = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build failed');
+}
+
+async function main() {
+  build();
+  const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const database = `bench_${Date.now()}_${process.pid}`;
+  const databaseUrl = databaseUrlFor(settings.serverUrl, database);
+  const groups = [];
+  let databaseCreated = false;
+  const cleanUp = async () => {
+    for (const group of groups.reverse()) await stopGroup(group);
+    groups.length = 0;
+    if (databaseCreated) await dropDatabase(settings.serverUrl, database);
+    databaseCreated = false;
+  };
+  const interrupted = () => {
+    cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    await createDatabase(settings.serverUrl, database);
+    databaseCreated = true;
+    const migrated = spawnSync('npm', ['run', '-s', 'db:migrate'], {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
+      stdio: 'inherit',
+    });
+    if (migrated.status !== 0) throw new Error('npm run db:migrate failed');
+    const orderIds = await seedOrders(databaseUrl, { customerId: CUSTOMER, owned: 1_000, others: 20_000 });
+
+    const [sandboxPort, servicePort, barePort, serviceCounterPort, bareCounterPort] = await Promise.all(
+      Array.from({ length: 5 }, () => freePort()),
+    );
+    const secrets = {
+      AUTH_JWT_SECRET: randomBytes(48).toString('base64'),
+      CALLBACK_SIGNING_SECRET: randomBytes(32).toString('base64'),
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      PROVIDER_API_KEY: 'sandbox-public-apikey',
+      PROVIDER_SECRET_KEY: 'sandbox-private-secretkey',
+      PROVIDER_SP_AUTH_TOKEN: 'sandbox-sp-auth-token',
+    };
+    const common = {
+      ...process.env,
+      ...secrets,
+      DATABASE_URL: databaseUrl,
+      PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+      PROVIDER_AGENT_HOURLY_LIMIT: String(settings.agentHourlyLimit),
+    };
+
+    const sandbox = startGroup('sandbox', process.execPath, ['-r', '@swc-node/register', 'bench/sandbox.cjs'], {
+      cwd: root,
+      env: { ...process.env, BENCH_SANDBOX_PORT: String(sandboxPort) },
+      logFile: join(logDir, 'sandbox.log'),
+    });
+    groups.push(sandbox);
+    await waitUntilAnswering(sandbox, `http://127.0.0.1:${sandboxPort}/__sandbox/stats`);
+
+    const service = startGroup('service', process.execPath, ['-r', './bench/count-statements.cjs', 'dist/main.js'], {
+      cwd: root,
+      env: {
+        ...common,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(servicePort),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${servicePort}`,
+        LOG_LEVEL: 'info',
+        BENCH_COUNTER_PORT: String(serviceCounterPort),
+      },
+      logFile: join(logDir, 'service.log'),
+    });
+    groups.push(service);
+    const bare = startGroup('bare', process.execPath, ['-r', './bench/count-statements.cjs', 'bench/bare-server.mjs'], {
+      cwd: root,
+      env: {
+        ...common,
+        NODE_ENV: 'production',
+        BARE_PORT: String(barePort),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${barePort}`,
+        BENCH_COUNTER_PORT: String(bareCounterPort),
+      },
+      logFile: join(logDir, 'bare.log'),
+    });
+    groups.push(bare);
+    await waitUntilAnswering(service, `http://127.0.0.1:${servicePort}/health/ready`);
+    await waitUntilAnswering(bare, `http://127.0.0.1:${barePort}/health/live`);
+
+    const servers = [
+      { name: 'service', group: service, url: `http://127.0.0.1:${servicePort}`, counterPort: serviceCounterPort },
+      { name: 'bare', group: bare, url: `http://127.0.0.1:${barePort}`, counterPort: bareCounterPort },
+    ];
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ roles: ['customer'] })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(CUSTOMER)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 4 * 3600)
+      .sign(new TextEncoder().encode(secrets.AUTH_JWT_SECRET));
+
+    await checkSameAnswers(servers, token, orderIds[0]);
+    process.stderr.write(
+      `bench: database ${database}, logs in ${logDir}, ${settings.runs} × ${settings.durationSeconds} s per server and path ` +
+        `after ${settings.warmupSeconds} s of warm-up, PROVIDER_AGENT_HOURLY_LIMIT=${settings.agentHourlyLimit}\n`,
+    );
+    const results = [];
+    for (const path of PATHS) {
+      for (const server of servers) await measure(server, path, token, orderIds, settings.warmupSeconds);
+      for (let run = 0; run < settings.runs; run++) {
+        for (const server of servers) {
+          const measured = await measure(server, path, token, orderIds, settings.durationSeconds);
+          process.stderr.write(
+            `  ${path.name} ${server.name} run ${run + 1}: ${(measured.completed / measured.seconds).toFixed(0)} req/s, ` +
+              `${measured.failed} failed, p99 ${measured.p99} ms\n`,
+          );
+          results.push({ path: path.name, connections: path.connections, ...measured });
+        }
+      }
+    }
+    const memory = { servicePeakRssBytes: groupPeakRssBytes(service), barePeakRssBytes: groupPeakRssBytes(bare) };
+    const passed = printReport({ results, memory, settings });
+    await cleanUp();
+    if (!passed && settings.strict) process.exitCode = 1;
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
