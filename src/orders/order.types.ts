@@ -65,6 +65,13 @@ export interface CallbackRecord {
   receivedAt: Date;
 }
 
+/** An order as its detail shows it: with its history and its callbacks, read in one statement. */
+export interface OrderDetailRecord {
+  order: OrderRecord;
+  history: Pick<StatusChangeRecord, 'fromStatus' | 'toStatus' | 'reason' | 'detail' | 'callbackId' | 'actor' | 'note' | 'at'>[];
+  callbacks: Pick<CallbackRecord, 'id' | 'outcome' | 'result' | 'receivedAt'>[];
+}
+
 export interface NewOrder {
   reference: string;
   customerId: string;
