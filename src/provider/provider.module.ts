@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AgentBudgetRepository } from './agent-budget.repository';
 import { AgentBudgetService } from './agent-budget.service';
+import { AgentBudgetSweeper } from './agent-budget.sweeper';
 import { CardsClient } from './clients/cards.client';
 import { DistributionClient } from './clients/distribution.client';
 import { PayinClient } from './clients/payin.client';
@@ -23,6 +24,7 @@ const areaClients = [PayinClient, CardsClient, WalletLinkClient, DistributionCli
     ProviderTokenService,
     AgentBudgetRepository,
     AgentBudgetService,
+    AgentBudgetSweeper,
     ProviderHttpClient,
     ...areaClients,
   ],
