@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
@@ -28,7 +28,7 @@ let connectionCount = 0;
  * SQL through `run` on the same pool, as named statements.
  */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
   private readonly pool: Pool;
   private readonly statementNames = new WeakMap<PoolClient, string>();
   private readonly listeners = new Set<StatementListener>();
@@ -52,7 +52,8 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     await this.$connect();
   }
 
-  async onModuleDestroy() {
+  // After the HTTP server has closed (requests in flight have finished), not at module destruction.
+  async onApplicationShutdown() {
     for (const drain of this.drains.splice(0)) await drain();
     await this.$disconnect();
     await this.pool.end();
@@ -72,7 +73,11 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
   async runCounted<Row extends QueryResultRow>(statement: SqlStatement, values: unknown[]): Promise<{ rows: Row[]; count: number }> {
     const client = await this.pool.connect();
     try {
-      const result = await client.query<Row>({ name: `${statement.name}_${this.statementNames.get(client)}`, text: statement.text, values });
+      const result = await client.query<Row>({
+        name: `${statement.name}_${this.statementNames.get(client)}`,
+        text: statement.text,
+        values,
+      });
       return { rows: result.rows, count: result.rowCount ?? 0 };
     } finally {
       client.release();

@@ -128,4 +128,3 @@ export function eventOf(
 ): OrderStatusEvent {
   return { orderId, changeId: String(change.changeId), fromStatus, status, reason, at: (change.changeAt as Date).toISOString() };
 }
-

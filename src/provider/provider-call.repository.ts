@@ -24,15 +24,17 @@ export interface ProviderCallRecord {
 export class ProviderCallRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async record(call: ProviderCallRecord): Promise<void> {
-    await this.prisma.providerCall.create({
-      data: {
+  /** One INSERT for the whole batch; each row keeps the time its call was made. */
+  async recordMany(calls: readonly (ProviderCallRecord & { at: Date })[]): Promise<void> {
+    await this.prisma.providerCall.createMany({
+      data: calls.map(({ at, ...call }) => ({
         ...call,
         url: storableText(call.url),
         outcome: storableText(call.outcome),
         requestBody: toJson(call.requestBody),
         responseBody: toJson(call.responseBody),
-      },
+        createdAt: at,
+      })),
     });
   }
 }

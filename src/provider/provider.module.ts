@@ -7,6 +7,7 @@ import { DistributionClient } from './clients/distribution.client';
 import { PayinClient } from './clients/payin.client';
 import { ProviderAuthClient } from './clients/provider-auth.client';
 import { WalletLinkClient } from './clients/wallet-link.client';
+import { ProviderCallLog } from './provider-call-log';
 import { ProviderCallRepository } from './provider-call.repository';
 import { ProviderHttpClient } from './provider-http.client';
 import { ProviderTokenRepository } from './provider-token.repository';
@@ -20,6 +21,7 @@ const areaClients = [PayinClient, CardsClient, WalletLinkClient, DistributionCli
   providers: [
     ProviderTransport,
     ProviderCallRepository,
+    ProviderCallLog,
     ProviderTokenRepository,
     ProviderTokenService,
     AgentBudgetRepository,
