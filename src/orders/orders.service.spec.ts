@@ -113,7 +113,9 @@ describe('OrdersService.create: the pay-in submission outcome', () => {
     const order = await service.create(alice, dto);
     expect(storedBeforeCall).toBe(true);
     expect(order).toMatchObject({ status: 'PROCESSING', providerReference: 'SP42', failureReason: null });
-    expect(orders.recorded).toEqual([{ status: 'PROCESSING', providerReference: 'SP42', providerTransactionReference: 'TR7', detail: 'ok' }]);
+    expect(orders.recorded).toEqual([
+      { status: 'PROCESSING', providerReference: 'SP42', providerTransactionReference: 'TR7', detail: 'ok' },
+    ]);
     expect(published.map((e) => e.reason)).toEqual(['created', 'submitted']);
   });
 

@@ -169,7 +169,7 @@ describe('provider clients on the wire', () => {
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain('sandbox-private-secretkey');
     for (const token of sandbox.state.tokens.keys()) expect(stored).not.toContain(token);
-    const cardCreate = rows.find((r) => r.endpoint === 'cards.card.create');
+    const cardCreate = rows.find((r) => r.endpoint === 'cards.card.create' && r.outcome === 'answered');
     expect(JSON.stringify(cardCreate?.responseBody)).toMatch(/\*\*\*\* \*\*\*\* \*\*\*\* \d{4}/);
     expect((cardCreate?.responseBody as Record<string, unknown>).cvv).toBe('[REDACTED]');
     expect(rows.every((r) => r.durationMs >= 0 && r.outcome)).toBe(true);
