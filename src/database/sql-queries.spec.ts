@@ -1,12 +1,22 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { committedQueryFiles, QUERIES_DIR } from './sql-queries';
+import { join, relative, resolve } from 'node:path';
+import { committedQueryFiles, QUERIES_DIR, STATEMENT_MODULES } from './sql-queries';
 
 const STALE = 'src/queries is stale: run npm run sql:queries';
 
 /** The committed SQL listings are the SQL the repositories send, statement for statement. */
 describe('src/queries', () => {
   const expected = committedQueryFiles();
+
+  it('covers every file of src/ that writes out statements', () => {
+    const src = resolve(__dirname, '..');
+    const declaring = (readdirSync(src, { recursive: true }) as string[])
+      .filter((path) => /\.ts$/.test(path) && !/\.spec\.ts$/.test(path) && !path.startsWith('generated'))
+      .filter((path) => !path.endsWith('sql-statement.ts') && readFileSync(join(src, path), 'utf8').includes('sqlStatement('))
+      .map((path) => relative(src, join(src, path)))
+      .sort();
+    expect(declaring).toEqual([...STATEMENT_MODULES].sort());
+  });
 
   it('lists the hot-path repositories', () => {
     expect([...expected.keys()]).toEqual(expect.arrayContaining(['orders.repository.sql', 'agent-budget.repository.sql']));
