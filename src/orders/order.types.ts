@@ -136,3 +136,17 @@ export interface ManualOrderChange {
   order: OrderRecord;
   event: OrderStatusEvent;
 }
+
+/** A callback as it arrived, before it is stored. */
+export type IncomingCallback = Pick<
+  CallbackRecord,
+  'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'
+> & {
+  /** Set only when the token proved this URL was issued for this order and outcome. */
+  verifiedOrderId: string | null;
+};
+
+export interface CallbackApplication {
+  callback: CallbackRecord;
+  event?: OrderStatusEvent;
+}

@@ -2,27 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
-import type {
-  CallbackOutcome,
-  CallbackRecord,
-  CallbackResult,
-  ManualActor,
-  ManualOrderChange,
-  ManualOrderOutcome,
-  NewOrder,
-  OrderDetailRecord,
-  OrderFilter,
-  OrderRecord,
-  OrderStatus,
-  OrderStatusEvent,
-  PageRequest,
-  ResolvableGuard,
-  StatusChangeRecord,
-  SubmissionOutcome,
+import {
+  CALLBACK_DECIDABLE,
+  type CallbackApplication,
+  type CallbackOutcome,
+  type CallbackRecord,
+  type CallbackResult,
+  type IncomingCallback,
+  type ManualActor,
+  type ManualOrderChange,
+  type ManualOrderOutcome,
+  type NewOrder,
+  type OrderDetailRecord,
+  type OrderFilter,
+  type OrderRecord,
+  type OrderStatus,
+  type OrderStatusEvent,
+  type PageRequest,
+  type ResolvableGuard,
+  type StatusChangeRecord,
+  type SubmissionOutcome,
 } from './order.types';
-import { CALLBACK_DECIDABLE } from './order.types';
 import {
   CREATE_ORDER,
+  CREATE_ORDER_FIELDS,
   eventOf,
   FIND_ORDER,
   FIND_ORDER_DETAIL,
@@ -45,19 +48,7 @@ export const ORDER_EVENTS_CHANNEL = 'order_status';
 export const ORDER_RESOURCE = 'order';
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
-/** A callback as it arrived, before it is stored. */
-export type IncomingCallback = Pick<
-  CallbackRecord,
-  'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'
-> & {
-  /** Set only when the token proved this URL was issued for this order and outcome. */
-  verifiedOrderId: string | null;
-};
-
-export interface CallbackApplication {
-  callback: CallbackRecord;
-  event?: OrderStatusEvent;
-}
+export type { CallbackApplication, IncomingCallback } from './order.types';
 
 /**
  * Orders, their history and their callbacks. Every state change happens in one transaction with
@@ -69,26 +60,13 @@ export class OrdersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * One statement: the order (marked as handed to the provider), its first history entry, its
-   * stream event and, with `idempotencyRecordId`, the link of the request's idempotency record to
-   * it, so that a retry after a crash finds the order (see linkIdempotentResource). A record that
-   * is no longer this request's stores nothing: IdempotencyInProgressError.
+   * One statement: the order (marked as handed to the provider), its history entry, its event and
+   * the link of `idempotencyRecordId` to it (a retry after a crash finds the order). A record no
+   * longer this request's stores nothing: IdempotencyInProgressError (see linkIdempotentResource).
    */
   async create(order: NewOrder, idempotencyRecordId?: string): Promise<{ order: OrderRecord; event: OrderStatusEvent }> {
-    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(CREATE_ORDER, [
-      randomUUID(),
-      order.reference,
-      order.customerId,
-      order.amount,
-      order.currency,
-      order.service,
-      order.wallet,
-      order.description,
-      order.payer,
-      order.payerEmail,
-      idempotencyRecordId ?? null,
-      ORDER_RESOURCE,
-    ]);
+    const values = [randomUUID(), ...CREATE_ORDER_FIELDS.map((field) => order[field]), idempotencyRecordId ?? null, ORDER_RESOURCE];
+    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(CREATE_ORDER, values);
     if (!row) throw new IdempotencyInProgressError();
     const created = withoutChange(row);
     return { order: created, event: eventOf(created.id, row, null, 'PENDING', 'created') };
@@ -108,14 +86,8 @@ export class OrdersRepository {
     const reason = { PROCESSING: 'provider_accepted', FAILED: 'provider_rejected', UNKNOWN: 'provider_outcome_unknown' }[outcome.status];
     const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
     const failureReason = outcome.status === 'FAILED' ? outcome.failureReason : null;
-    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(RECORD_SUBMISSION, [
-      orderId,
-      outcome.status,
-      ...references,
-      failureReason,
-      reason,
-      detail ?? null,
-    ]);
+    const values = [orderId, outcome.status, ...references, failureReason, reason, detail ?? null];
+    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(RECORD_SUBMISSION, values);
     if (!row) throw new Error(`order ${orderId} vanished`);
     const order = withoutChange(row);
     return { order, event: row.changeId ? eventOf(orderId, row, 'PENDING', outcome.status, reason) : undefined };

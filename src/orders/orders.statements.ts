@@ -1,5 +1,5 @@
 import { sqlStatement } from '../database/sql-statement';
-import type { OrderDetailRecord, OrderRecord, OrderStatus, OrderStatusEvent } from './order.types';
+import type { NewOrder, OrderDetailRecord, OrderRecord, OrderStatus, OrderStatusEvent } from './order.types';
 
 /** The hot-path SQL of OrdersRepository, written out (listed in src/queries/orders.repository.sql). */
 const repository = 'orders.repository';
@@ -41,6 +41,19 @@ export const FIND_ORDER_DETAIL = sqlStatement(
   FROM orders o
   WHERE o.id = $1::uuid AND ($2::text IS NULL OR o.customer_id = $2::text)`,
 );
+
+/** The fields of the new order, as $2 to $10 of CREATE_ORDER ($1 is its id). */
+export const CREATE_ORDER_FIELDS = [
+  'reference',
+  'customerId',
+  'amount',
+  'currency',
+  'service',
+  'wallet',
+  'description',
+  'payer',
+  'payerEmail',
+] as const satisfies readonly (keyof NewOrder)[];
 
 /**
  * Stores a PENDING order, marked as handed to the provider, with its first history entry and its
