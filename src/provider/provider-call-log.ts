@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { PrismaService } from '../database/prisma.service';
 import { APP_LOGGER } from '../logging/logging.module';
 import { requestContext } from '../logging/request-context';
-import { ProviderCallRepository, type ProviderCallRecord } from './provider-call.repository';
+import { ProviderCallRepository, storableCall, type ProviderCallRecord, type StorableCall } from './provider-call.repository';
 
 /** How long a queued call waits for others to share its INSERT (a full batch is written at once). */
 export const CALL_LOG_FLUSH_DELAY_MS = 200;
@@ -18,7 +18,7 @@ const MAX_BATCH = 500;
  */
 @Injectable()
 export class ProviderCallLog {
-  private queued: (ProviderCallRecord & { at: Date })[] = [];
+  private queued: StorableCall[] = [];
   private writing: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
 
@@ -31,7 +31,13 @@ export class ProviderCallLog {
   }
 
   record(call: ProviderCallRecord): void {
-    this.queued.push({ ...call, at: new Date() });
+    try {
+      this.queued.push(storableCall(call, new Date()));
+    } catch (error) {
+      // One unstorable call must not cost the batch its other rows, nor its caller an error.
+      this.logger.error({ err: error, endpoint: call.endpoint }, 'could not record provider call');
+      return;
+    }
     if (this.queued.length >= MAX_BATCH) void this.flush();
     // Outside the request's context: the write is not the request's work (nor logged or counted as such).
     else this.timer ??= requestContext.exit(() => setTimeout(() => void this.flush(), CALL_LOG_FLUSH_DELAY_MS));
@@ -46,7 +52,7 @@ export class ProviderCallLog {
     return this.writing;
   }
 
-  private async write(batch: (ProviderCallRecord & { at: Date })[]): Promise<void> {
+  private async write(batch: StorableCall[]): Promise<void> {
     try {
       await this.repository.recordMany(batch);
     } catch (error) {
