@@ -19,7 +19,9 @@ describe('src/queries', () => {
   });
 
   it('lists the hot-path repositories', () => {
-    expect([...expected.keys()]).toEqual(expect.arrayContaining(['orders.repository.sql', 'agent-budget.repository.sql']));
+    expect([...expected.keys()]).toEqual(
+      expect.arrayContaining(['orders.repository.sql', 'agent-budget.repository.sql', 'idempotency.repository.sql']),
+    );
     expect(
       readdirSync(QUERIES_DIR)
         .filter((name) => name.endsWith('.sql'))
