@@ -146,6 +146,13 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
     maxAge: 600,
   });
   const callbackUrls = app.get(CallbackUrlsService);
+  // Only the public routes carry the limiter's hook: an authenticated request never runs it (not even to be let through).
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      if (!PUBLIC_ROUTE_PREFIXES.some((prefix) => route.url.startsWith(prefix))) route.config = { ...route.config, rateLimit: false };
+    });
   await app.register(rateLimit, {
     global: true,
     max: (_request, key) => (key.startsWith(SIGNED_CALLBACK_BUCKET) ? SIGNED_CALLBACK_LIMIT_PER_MINUTE : config.publicRateLimitPerMinute),
@@ -155,10 +162,6 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
       const { orderId, outcome } = request.params as { orderId: string; outcome: string };
       const token = (request.query as Record<string, unknown>).token;
       return callbackUrls.verify(orderId, outcome, token) ? `${SIGNED_CALLBACK_BUCKET}${orderId}:${outcome}` : request.ip;
-    },
-    allowList: (request) => {
-      const route = routeOf(request);
-      return route === undefined || !PUBLIC_ROUTE_PREFIXES.some((prefix) => route.startsWith(prefix));
     },
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests from this client; retry after ${Math.ceil(context.ttl / 1000)} s.`), { statusCode: 429 }),
@@ -192,12 +195,12 @@ function headOf(source: Readable, keepBytes: number, maxBytes: number): Readable
 }
 
 /**
- * JSON and form bodies, each also kept as text (`rawBody`). Before it is parsed, a body is
- * checked against BODY_BOUNDS in one linear pass (400 `body_too_complex`), so that no body can
- * hold the event loop in parsing or validation. The provider's callback routes parse nothing:
- * whatever arrived, in any content type or none and up to 16 MiB, is read and its head kept as
- * text to be stored; their URL and its token decide, the body is evidence. Elsewhere an unknown
- * content type is 415 and a body over 1 MiB is 413.
+ * JSON and form bodies. Before it is parsed, a body is checked against BODY_BOUNDS in one linear
+ * pass (400 `body_too_complex`), so that no body can hold the event loop in parsing or validation.
+ * The provider's callback routes parse nothing: whatever arrived, in any content type or none and
+ * up to 16 MiB, is read and its head kept as text (`rawBody`, on those routes only) to be stored;
+ * their URL and its token decide, the body is evidence. Elsewhere an unknown content type is 415
+ * and a body over 1 MiB is 413.
  */
 function registerBodyParsers(fastify: FastifyInstance) {
   fastify.addHook('onRoute', (route) => {
@@ -209,8 +212,8 @@ function registerBodyParsers(fastify: FastifyInstance) {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
   const keepForCallback = (request: RawBodyRequest, text: string, done: (error: Error | null, body?: unknown) => void): boolean => {
-    request.rawBody = text;
     if (!isCallbackRoute(request)) return false;
+    request.rawBody = text;
     done(null, undefined);
     return true;
   };

@@ -28,6 +28,20 @@ async function rejection(promise: Promise<unknown>): Promise<UnauthenticatedErro
 describe('JwtVerifier with an HS256 secret', () => {
   const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
 
+  it('imports the HMAC key once, not on every verification', async () => {
+    const importKey = jest.spyOn(crypto.subtle, 'importKey');
+    try {
+      const once = new JwtVerifier(configWith({ jwtSecret: SECRET }));
+      for (const sub of ['a', 'b', 'c'])
+        await expect(once.verify(await hs256({ sub, exp: now() + 60 }))).resolves.toMatchObject({ id: sub });
+      // hs256() signs with raw bytes, which jose imports per signature: count the verifier's own imports only.
+      const verifying = importKey.mock.calls.filter(([, , , , usages]) => (usages as string[]).includes('verify'));
+      expect(verifying).toHaveLength(1);
+    } finally {
+      importKey.mockRestore();
+    }
+  });
+
   it('accepts a valid token and reads sub and roles', async () => {
     const token = await hs256({ sub: 'alice', roles: ['finance'], exp: now() + 60 });
     await expect(verifier.verify(token)).resolves.toEqual({ id: 'alice', roles: ['finance'] });

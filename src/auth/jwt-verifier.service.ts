@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { UnauthenticatedError } from '../common/domain-error';
@@ -27,12 +27,17 @@ export const TOKEN_MESSAGES = {
  */
 @Injectable()
 export class JwtVerifier {
-  private readonly hmacKey?: Uint8Array;
+  /** Imported once: jose would import raw key bytes again on every verification. */
+  private readonly hmacKey?: Promise<CryptoKey>;
   private readonly remoteKeys?: JWTVerifyGetKey;
 
   constructor(@InjectConfig() config: AppConfig) {
     const { jwtSecret, jwksUrl } = config.auth;
-    if (jwtSecret) this.hmacKey = new TextEncoder().encode(jwtSecret);
+    if (jwtSecret) {
+      this.hmacKey = crypto.subtle.importKey('raw', new TextEncoder().encode(jwtSecret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+        'verify',
+      ]);
+    }
     // jose caches the key set and refetches on an unknown `kid`, so identity provider key rotation works.
     if (jwksUrl) this.remoteKeys = createRemoteJWKSet(new URL(jwksUrl));
     if (!this.hmacKey && !this.remoteKeys) {
@@ -59,7 +64,7 @@ export class JwtVerifier {
     const options = { clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['sub', 'exp'] };
     try {
       if (alg !== undefined && HMAC_ALGORITHMS.includes(alg) && this.hmacKey) {
-        return (await jwtVerify(token, this.hmacKey, { ...options, algorithms: HMAC_ALGORITHMS })).payload;
+        return (await jwtVerify(token, await this.hmacKey, { ...options, algorithms: HMAC_ALGORITHMS })).payload;
       }
       if (alg !== undefined && ASYMMETRIC_ALGORITHMS.includes(alg) && this.remoteKeys) {
         return (await jwtVerify(token, this.remoteKeys, { ...options, algorithms: ASYMMETRIC_ALGORITHMS })).payload;

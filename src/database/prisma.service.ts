@@ -1,32 +1,104 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { currentRequestId } from '../logging/request-context';
+import type { SqlStatement } from './sql-statement';
 
 export const DATABASE_POOL_SIZE = 10;
 /** How long a query waits for a connection (a free slot of the pool, or a new one) before it fails: answered 503, never a request hanging forever on a lost database. */
 export const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
 
-/** The one Prisma client of the process, connected through adapter-pg (real PostgreSQL or the embedded one). */
+/** Told of every statement sent to the database, with the id of the request that sent it (when one did). */
+export type StatementListener = (sql: string, requestId: string | undefined) => void;
+
+/**
+ * Prepared statement names are per session. The embedded database is one session for every
+ * connection of every process using it, so each connection gets names of its own.
+ */
+const PROCESS_TAG = randomBytes(3).toString('hex');
+let connectionCount = 0;
+
+/**
+ * The one Prisma client of the process, connected through adapter-pg (real PostgreSQL or the
+ * embedded one) to the one pg pool of the process. Hot-path repositories send their written-out
+ * SQL through `run` on the same pool, as named statements.
+ */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
+  private readonly pool: Pool;
+  private readonly statementNames = new WeakMap<PoolClient, string>();
+  private readonly listeners = new Set<StatementListener>();
+  private readonly drains: (() => Promise<void>)[] = [];
+
   constructor(@InjectConfig() config: AppConfig) {
     if (!config.databaseUrl) throw new Error('PrismaService needs a database URL (the embedded database is started before the app)');
-    super({
-      adapter: new PrismaPg({
-        connectionString: config.databaseUrl,
-        max: DATABASE_POOL_SIZE,
-        connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
-      }),
+    const pool = new Pool({
+      connectionString: config.databaseUrl,
+      max: DATABASE_POOL_SIZE,
+      connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
     });
+    super({ adapter: new PrismaPg(pool) });
+    this.pool = pool;
+    // An idle connection the server dropped is replaced by the pool; without a listener its error would end the process.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => this.instrument(client));
   }
 
   async onModuleInit() {
     await this.$connect();
   }
 
-  async onModuleDestroy() {
+  // After the HTTP server has closed (requests in flight have finished), not at module destruction.
+  async onApplicationShutdown() {
+    for (const drain of this.drains.splice(0)) await drain();
     await this.$disconnect();
+    await this.pool.end();
+  }
+
+  /** Work that must reach the database before it disconnects on a clean shutdown (buffered writes). */
+  beforeDisconnect(drain: () => Promise<void>): void {
+    this.drains.push(drain);
+  }
+
+  /** Sends a written-out statement as a named (prepared) statement; answers its rows. */
+  async run<Row extends QueryResultRow>(statement: SqlStatement, values: unknown[]): Promise<Row[]> {
+    return (await this.runCounted<Row>(statement, values)).rows;
+  }
+
+  /** As `run`, with the number of rows the statement touched. */
+  async runCounted<Row extends QueryResultRow>(statement: SqlStatement, values: unknown[]): Promise<{ rows: Row[]; count: number }> {
+    const client = await this.pool.connect();
+    try {
+      const result = await client.query<Row>({
+        name: `${statement.name}_${this.statementNames.get(client)}`,
+        text: statement.text,
+        values,
+      });
+      return { rows: result.rows, count: result.rowCount ?? 0 };
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Sees every statement this process sends through its pool (Prisma's and `run`'s); returns the unsubscribe. */
+  observeStatements(listener: StatementListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private instrument(client: PoolClient): void {
+    this.statementNames.set(client, `${PROCESS_TAG}${(++connectionCount).toString(36)}`);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      if (this.listeners.size) {
+        const sql = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text);
+        for (const listener of this.listeners) listener(sql, currentRequestId());
+      }
+      return query(...args);
+    };
   }
 }

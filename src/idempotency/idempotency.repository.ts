@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { sqlStatement } from '../database/sql-statement';
 import { IdempotencyInProgressError } from './idempotency.errors';
 
 // The purge is a background chore: give up rather than queue behind a busy database for long.
@@ -60,6 +61,33 @@ const COLUMNS = Prisma.raw(`id::text AS id, user_id AS "userId", scope, key, req
   (state = 'in_progress' AND lease_until IS NOT NULL AND lease_until <= now()) AS "leaseLapsed",
   resource_type AS "resourceType", resource_id::text AS "resourceId"`);
 
+/** The hot path of every idempotent request: its claim, and its answer (listed in src/queries/idempotency.repository.sql). */
+const CLAIM = sqlStatement(
+  'idempotency.repository',
+  'insertOrGet',
+  'idempotency_claim',
+  `
+  INSERT INTO idempotency_records (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until)
+  VALUES ($1::uuid, $2, $3, $4, $5, 'in_progress', now(), now() + make_interval(secs => $6::float8),
+          now() + make_interval(secs => $7::float8))
+  ON CONFLICT (user_id, scope, key) DO UPDATE
+    SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = EXCLUDED.state, response_status = NULL,
+        response_body = NULL, created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at,
+        lease_until = EXCLUDED.lease_until, resource_type = NULL, resource_id = NULL
+    WHERE idempotency_records.expires_at <= now()
+  RETURNING ${COLUMNS.sql}`,
+);
+
+const COMPLETE = sqlStatement(
+  'idempotency.repository',
+  'complete',
+  'idempotency_complete',
+  `
+  UPDATE idempotency_records
+  SET state = 'completed', response_status = $2, response_body = to_jsonb($3::text), completed_at = now(), lease_until = NULL
+  WHERE id = $1::uuid AND state = 'in_progress'`,
+);
+
 /**
  * Links the record of the request in flight to the resource it just created, inside the caller's
  * transaction (the one that inserts the resource): the resource never exists without its link.
@@ -98,16 +126,15 @@ export class IdempotencyRepository {
    * expired key is reusable whether or not the purge already ran.
    */
   async insertOrGet(input: NewIdempotencyRecord): Promise<InsertOutcome> {
-    const inserted = await this.prisma.$queryRaw<IdempotencyRecord[]>`
-      INSERT INTO idempotency_records (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until)
-      VALUES (${randomUUID()}::uuid, ${input.userId}, ${input.scope}, ${input.key}, ${input.requestHash}, 'in_progress',
-              now(), now() + make_interval(secs => ${input.ttlSeconds}), now() + make_interval(secs => ${input.leaseMs / 1000}))
-      ON CONFLICT (user_id, scope, key) DO UPDATE
-        SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = EXCLUDED.state, response_status = NULL,
-            response_body = NULL, created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at,
-            lease_until = EXCLUDED.lease_until, resource_type = NULL, resource_id = NULL
-        WHERE idempotency_records.expires_at <= now()
-      RETURNING ${COLUMNS}`;
+    const inserted = await this.prisma.run<IdempotencyRecord>(CLAIM, [
+      randomUUID(),
+      input.userId,
+      input.scope,
+      input.key,
+      input.requestHash,
+      input.ttlSeconds,
+      input.leaseMs / 1000,
+    ]);
     if (inserted[0]) return { created: true, record: fromRow(inserted[0]) };
     return { created: false, record: await this.find(input.userId, input.scope, input.key) };
   }
@@ -150,11 +177,7 @@ export class IdempotencyRepository {
    * this request's (it expired and was taken over or purged meanwhile): the answer is then not kept.
    */
   async complete(record: Pick<IdempotencyRecord, 'id'>, status: number, body: unknown): Promise<boolean> {
-    const updated = await this.prisma.$executeRaw`
-      UPDATE idempotency_records
-      SET state = 'completed', response_status = ${status}, response_body = to_jsonb(${JSON.stringify(body ?? null)}::text), completed_at = now(),
-          lease_until = NULL
-      WHERE id = ${record.id}::uuid AND state = 'in_progress'`;
+    const { count: updated } = await this.prisma.runCounted(COMPLETE, [record.id, status, JSON.stringify(body ?? null)]);
     return updated === 1;
   }
 

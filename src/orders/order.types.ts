@@ -65,6 +65,13 @@ export interface CallbackRecord {
   receivedAt: Date;
 }
 
+/** An order as its detail shows it: with its history and its callbacks, read in one statement. */
+export interface OrderDetailRecord {
+  order: OrderRecord;
+  history: Pick<StatusChangeRecord, 'fromStatus' | 'toStatus' | 'reason' | 'detail' | 'callbackId' | 'actor' | 'note' | 'at'>[];
+  callbacks: Pick<CallbackRecord, 'id' | 'outcome' | 'result' | 'receivedAt'>[];
+}
+
 export interface NewOrder {
   reference: string;
   customerId: string;
@@ -128,4 +135,18 @@ export interface ResolvableGuard {
 export interface ManualOrderChange {
   order: OrderRecord;
   event: OrderStatusEvent;
+}
+
+/** A callback as it arrived, before it is stored. */
+export type IncomingCallback = Pick<
+  CallbackRecord,
+  'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'
+> & {
+  /** Set only when the token proved this URL was issued for this order and outcome. */
+  verifiedOrderId: string | null;
+};
+
+export interface CallbackApplication {
+  callback: CallbackRecord;
+  event?: OrderStatusEvent;
 }

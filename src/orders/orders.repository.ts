@@ -1,26 +1,42 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
-import type {
-  CallbackOutcome,
-  CallbackRecord,
-  CallbackResult,
-  ManualActor,
-  ManualOrderChange,
-  ManualOrderOutcome,
-  NewOrder,
-  OrderFilter,
-  OrderRecord,
-  OrderStatus,
-  OrderStatusEvent,
-  PageRequest,
-  ResolvableGuard,
-  StatusChangeRecord,
-  SubmissionOutcome,
+import {
+  CALLBACK_DECIDABLE,
+  type CallbackApplication,
+  type CallbackOutcome,
+  type CallbackRecord,
+  type CallbackResult,
+  type IncomingCallback,
+  type ManualActor,
+  type ManualOrderChange,
+  type ManualOrderOutcome,
+  type NewOrder,
+  type OrderDetailRecord,
+  type OrderFilter,
+  type OrderRecord,
+  type OrderStatus,
+  type OrderStatusEvent,
+  type PageRequest,
+  type ResolvableGuard,
+  type StatusChangeRecord,
+  type SubmissionOutcome,
 } from './order.types';
-import { CALLBACK_DECIDABLE } from './order.types';
+import {
+  CREATE_ORDER,
+  CREATE_ORDER_FIELDS,
+  eventOf,
+  FIND_ORDER,
+  FIND_ORDER_DETAIL,
+  RECORD_SUBMISSION,
+  withoutChange,
+  type ChangeColumns,
+  type JsonCallback,
+  type JsonHistoryEntry,
+} from './orders.statements';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
-import { linkIdempotentResource } from '../idempotency/idempotency.repository';
+import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 
@@ -32,19 +48,7 @@ export const ORDER_EVENTS_CHANNEL = 'order_status';
 export const ORDER_RESOURCE = 'order';
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
-/** A callback as it arrived, before it is stored. */
-export type IncomingCallback = Pick<
-  CallbackRecord,
-  'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'
-> & {
-  /** Set only when the token proved this URL was issued for this order and outcome. */
-  verifiedOrderId: string | null;
-};
-
-export interface CallbackApplication {
-  callback: CallbackRecord;
-  event?: OrderStatusEvent;
-}
+export type { CallbackApplication, IncomingCallback } from './order.types';
 
 /**
  * Orders, their history and their callbacks. Every state change happens in one transaction with
@@ -56,58 +60,37 @@ export class OrdersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * `idempotencyRecordId`: the record of the request creating the order, linked in this very
-   * transaction, so that a retry after a crash finds the order (see linkIdempotentResource).
+   * One statement: the order (marked as handed to the provider), its history entry, its event and
+   * the link of `idempotencyRecordId` to it (a retry after a crash finds the order). A record no
+   * longer this request's stores nothing: IdempotencyInProgressError (see linkIdempotentResource).
    */
   async create(order: NewOrder, idempotencyRecordId?: string): Promise<{ order: OrderRecord; event: OrderStatusEvent }> {
-    return this.prisma.$transaction(async (tx) => {
-      const row = await tx.order.create({ data: { ...order, status: 'PENDING' } });
-      if (idempotencyRecordId) await linkIdempotentResource(tx, idempotencyRecordId, { type: ORDER_RESOURCE, id: row.id });
-      const event = await this.recordChange(tx, row.id, null, 'PENDING', 'created', 'Order stored, not yet sent to the provider');
-      return { order: toOrder(row), event };
-    }, TX_LIMITS);
-  }
-
-  /** Marks the order as handed to the provider: from here on a crash leaves it visibly in doubt. */
-  async markSubmitted(orderId: string): Promise<void> {
-    await this.prisma.order.update({ where: { id: orderId }, data: { submittedAt: new Date() } });
+    const values = [randomUUID(), ...CREATE_ORDER_FIELDS.map((field) => order[field]), idempotencyRecordId ?? null, ORDER_RESOURCE];
+    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(CREATE_ORDER, values);
+    if (!row) throw new IdempotencyInProgressError();
+    const created = withoutChange(row);
+    return { order: created, event: eventOf(created.id, row, null, 'PENDING', 'created') };
   }
 
   /**
-   * Records the provider's answer. Only a PENDING order moves: a callback may already have
-   * decided it, in which case the provider's references are still kept.
+   * Records the provider's answer in one guarded statement. Only a PENDING order moves: a callback
+   * may already have decided it, in which case the provider's references are still kept.
    */
   async recordSubmission(orderId: string, outcome: SubmissionOutcome): Promise<{ order: OrderRecord; event?: OrderStatusEvent }> {
-    return this.prisma.$transaction(async (tx) => {
-      const current = await lockOrder(tx, orderId);
-      if (!current) throw new Error(`order ${orderId} vanished`);
-      const references =
-        outcome.status === 'PROCESSING'
-          ? {
-              providerReference: current.providerReference ?? outcome.providerReference,
-              providerTransactionReference: current.providerTransactionReference ?? outcome.providerTransactionReference,
-            }
-          : outcome.status === 'FAILED' && outcome.providerReference
-            ? { providerReference: current.providerReference ?? outcome.providerReference }
-            : {};
-      if (current.status !== 'PENDING') {
-        const row = await tx.order.update({ where: { id: orderId }, data: references });
-        return { order: toOrder(row) };
-      }
-      const row = await tx.order.update({
-        where: { id: orderId },
-        data: {
-          ...references,
-          status: outcome.status,
-          ...(outcome.status === 'PROCESSING' ? { processingSince: new Date() } : {}),
-          ...(outcome.status === 'FAILED' ? { failureReason: outcome.failureReason } : {}),
-        },
-      });
-      const reason = { PROCESSING: 'provider_accepted', FAILED: 'provider_rejected', UNKNOWN: 'provider_outcome_unknown' }[outcome.status];
-      const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
-      const event = await this.recordChange(tx, orderId, 'PENDING', outcome.status, reason, detail);
-      return { order: toOrder(row), event };
-    }, TX_LIMITS);
+    const references =
+      outcome.status === 'PROCESSING'
+        ? [outcome.providerReference, outcome.providerTransactionReference]
+        : outcome.status === 'FAILED'
+          ? [outcome.providerReference ?? null, null]
+          : [null, null];
+    const reason = { PROCESSING: 'provider_accepted', FAILED: 'provider_rejected', UNKNOWN: 'provider_outcome_unknown' }[outcome.status];
+    const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
+    const failureReason = outcome.status === 'FAILED' ? outcome.failureReason : null;
+    const values = [orderId, outcome.status, ...references, failureReason, reason, detail ?? null];
+    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(RECORD_SUBMISSION, values);
+    if (!row) throw new Error(`order ${orderId} vanished`);
+    const order = withoutChange(row);
+    return { order, event: row.changeId ? eventOf(orderId, row, 'PENDING', outcome.status, reason) : undefined };
   }
 
   /** Stores the callback and applies what it says, atomically; the stored record says what happened. */
@@ -199,8 +182,23 @@ export class OrdersRepository {
   }
 
   async findById(id: string): Promise<OrderRecord | undefined> {
-    const row = await this.prisma.order.findUnique({ where: { id } });
-    return row ? toOrder(row) : undefined;
+    const [row] = await this.prisma.run<OrderRecord>(FIND_ORDER, [id]);
+    return row;
+  }
+
+  /** The order with its history and callbacks, in one statement; undefined when it does not exist or `ownerId` does not own it. */
+  async findDetail(id: string, ownerId: string | undefined): Promise<OrderDetailRecord | undefined> {
+    const [row] = await this.prisma.run<OrderRecord & { history: JsonHistoryEntry[]; callbacks: JsonCallback[] }>(FIND_ORDER_DETAIL, [
+      id,
+      ownerId ?? null,
+    ]);
+    if (!row) return undefined;
+    const { history, callbacks, ...order } = row;
+    return {
+      order,
+      history: history.map((h) => ({ ...h, at: new Date(h.at) })),
+      callbacks: callbacks.map((c) => ({ ...c, receivedAt: new Date(c.receivedAt) })),
+    };
   }
 
   async history(orderId: string): Promise<StatusChangeRecord[]> {
@@ -226,11 +224,6 @@ export class OrdersRepository {
       JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
       ORDER BY c.id`;
     return rows.map((r) => ({ ...r, id: BigInt(r.id) }));
-  }
-
-  async callbacksOf(orderId: string): Promise<CallbackRecord[]> {
-    const rows = await this.prisma.providerCallback.findMany({ where: { orderId }, orderBy: { receivedAt: 'asc' } });
-    return rows.map(toCallback);
   }
 
   async list(filter: OrderFilter, page: PageRequest): Promise<OrderRecord[]> {

@@ -116,7 +116,6 @@ export class OrdersService implements OnModuleInit {
     this.events.publishLocal(created.event);
     const order = created.order;
 
-    await this.orders.markSubmitted(order.id);
     let outcome: SubmissionOutcome;
     let notSent: ProviderError | undefined;
     try {
@@ -147,12 +146,13 @@ export class OrdersService implements OnModuleInit {
   }
 
   async get(user: AuthUser, id: string): Promise<OrderDetailDto> {
-    const order = await this.findVisible(user, id);
-    const [history, callbacks] = await Promise.all([this.orders.history(order.id), this.orders.callbacksOf(order.id)]);
+    // One statement: the owner is part of its WHERE, so another customer's order is simply not found.
+    const detail = UUID_PATTERN.test(id) ? await this.orders.findDetail(id, canReadAll(user) ? undefined : user.id) : undefined;
+    if (!detail) throw new NotFoundError(`No order ${id}.`);
     return {
-      ...this.toDto(order),
+      ...this.toDto(detail.order),
       // Who decided by hand, and why, is back-office information: a customer sees that it happened, not the notes.
-      history: history.map((h) => ({
+      history: detail.history.map((h) => ({
         fromStatus: h.fromStatus,
         status: h.toStatus,
         reason: h.reason,
@@ -162,7 +162,7 @@ export class OrdersService implements OnModuleInit {
         note: canReadAll(user) ? h.note : null,
         at: h.at.toISOString(),
       })),
-      callbacks: callbacks.map((c) => ({ id: c.id, outcome: c.outcome, result: c.result, receivedAt: c.receivedAt.toISOString() })),
+      callbacks: detail.callbacks.map((c) => ({ id: c.id, outcome: c.outcome, result: c.result, receivedAt: c.receivedAt.toISOString() })),
     };
   }
 

@@ -27,8 +27,8 @@ export class AgentBudgetService implements OnModuleInit {
   }
 
   /** Takes a slot or throws AgentBudgetExhaustedError: the call must then not be sent. */
-  async take(endpoint: string): Promise<void> {
-    const decision = await this.repository.take(endpoint, this.config.provider.agentHourlyLimit);
+  async take(): Promise<void> {
+    const decision = await this.repository.take(this.config.provider.agentHourlyLimit);
     if (!decision.granted) throw new AgentBudgetExhaustedError(decision.retryAfterSeconds);
   }
 

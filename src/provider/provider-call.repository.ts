@@ -24,17 +24,24 @@ export interface ProviderCallRecord {
 export class ProviderCallRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async record(call: ProviderCallRecord): Promise<void> {
-    await this.prisma.providerCall.create({
-      data: {
-        ...call,
-        url: storableText(call.url),
-        outcome: storableText(call.outcome),
-        requestBody: toJson(call.requestBody),
-        responseBody: toJson(call.responseBody),
-      },
-    });
+  /** One INSERT for the whole batch (rows made by `storableCall`). */
+  async recordMany(calls: readonly StorableCall[]): Promise<void> {
+    await this.prisma.providerCall.createMany({ data: [...calls] });
   }
+}
+
+/** A call as its row will hold it, made when the call ends (its bodies copied then); throws on a body JSON cannot hold. */
+export type StorableCall = ReturnType<typeof storableCall>;
+
+export function storableCall(call: ProviderCallRecord, at: Date) {
+  return {
+    ...call,
+    url: storableText(call.url),
+    outcome: storableText(call.outcome),
+    requestBody: toJson(call.requestBody),
+    responseBody: toJson(call.responseBody),
+    createdAt: at,
+  };
 }
 
 function toJson(value: unknown) {

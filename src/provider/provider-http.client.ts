@@ -36,7 +36,7 @@ export class ProviderHttpClient {
 
   private async attempt(request: ProviderRequest, bearer: ProviderBearer) {
     const isAgent = request.path.startsWith(AGENT_PREFIX);
-    if (isAgent) await this.budget.take(request.endpoint);
+    if (isAgent) await this.budget.take();
     const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${bearer.token}` };
     if (isAgent) headers['x-api-key'] = this.config.provider.apiKey;
     if (request.path.startsWith(CARD_PREFIX)) headers['x-sp-auth-token'] = this.config.provider.spAuthToken;

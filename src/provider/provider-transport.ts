@@ -15,7 +15,7 @@ import {
 } from '../logging/redaction';
 import { currentRequestId } from '../logging/request-context';
 import { MetricsService } from '../metrics/metrics.service';
-import { ProviderCallRepository } from './provider-call.repository';
+import { ProviderCallLog } from './provider-call-log';
 import {
   ProviderBadResponseError,
   ProviderConnectionLostError,
@@ -78,7 +78,7 @@ export class ProviderTransport {
   constructor(
     @InjectConfig() private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
-    private readonly calls: ProviderCallRepository,
+    private readonly calls: ProviderCallLog,
     private readonly metrics: MetricsService,
   ) {
     this.http = axios.create({
@@ -119,7 +119,7 @@ export class ProviderTransport {
       failure = this.networkFailure(error, request);
       throw failure;
     } finally {
-      await this.recordCall(request, url, Math.round(performance.now() - started), answer, failure);
+      this.recordCall(request, url, Math.round(performance.now() - started), answer, failure);
     }
   }
 
@@ -176,7 +176,7 @@ export class ProviderTransport {
     );
   }
 
-  private async recordCall(request: ProviderRequest, url: string, durationMs: number, answer?: RawProviderAnswer, failure?: ProviderError) {
+  private recordCall(request: ProviderRequest, url: string, durationMs: number, answer?: RawProviderAnswer, failure?: ProviderError) {
     const outcome = failure ? failure.code : answer && answer.status < 400 ? 'answered' : `http_${answer?.status}`;
     const safeUrl = redactUrl(url);
     this.metrics.providerCalls.inc({ endpoint: request.endpoint, outcome });
@@ -192,27 +192,22 @@ export class ProviderTransport {
     };
     if (failure || (answer && answer.status >= 500)) this.logger.warn(line, 'provider call failed');
     else this.logger.info(line, 'provider call');
-    try {
-      await this.calls.record({
-        area: request.area,
-        method: request.method,
-        endpoint: request.endpoint,
-        url: safeUrl,
-        httpStatus: answer?.status,
-        outcome,
-        errorCode: failure?.code,
-        durationMs,
-        requestId: currentRequestId(),
-        requestBody: redact(request.body),
-        responseBody: answer
-          ? // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a body that was not JSON is kept as text, so String() only copies it
-            redact(answer.nonJson ? { text: answer.body === null ? '' : String(answer.body).slice(0, 2000) } : answer.body)
-          : undefined,
-      });
-    } catch (error) {
-      // The call itself is what matters to the caller; a lost log row must not turn a payment into an error.
-      this.logger.error({ err: error, endpoint: request.endpoint }, 'could not record provider call');
-    }
+    this.calls.record({
+      area: request.area,
+      method: request.method,
+      endpoint: request.endpoint,
+      url: safeUrl,
+      httpStatus: answer?.status,
+      outcome,
+      errorCode: failure?.code,
+      durationMs,
+      requestId: currentRequestId(),
+      requestBody: redact(request.body),
+      responseBody: answer
+        ? // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a body that was not JSON is kept as text, so String() only copies it
+          redact(answer.nonJson ? { text: answer.body === null ? '' : String(answer.body).slice(0, 2000) } : answer.body)
+        : undefined,
+    });
   }
 }
 

@@ -1,11 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { AgentBudgetRepository } from './agent-budget.repository';
 import { AgentBudgetService } from './agent-budget.service';
+import { AgentBudgetSweeper } from './agent-budget.sweeper';
 import { CardsClient } from './clients/cards.client';
 import { DistributionClient } from './clients/distribution.client';
 import { PayinClient } from './clients/payin.client';
 import { ProviderAuthClient } from './clients/provider-auth.client';
 import { WalletLinkClient } from './clients/wallet-link.client';
+import { ProviderCallLog } from './provider-call-log';
 import { ProviderCallRepository } from './provider-call.repository';
 import { ProviderHttpClient } from './provider-http.client';
 import { ProviderTokenRepository } from './provider-token.repository';
@@ -19,10 +21,12 @@ const areaClients = [PayinClient, CardsClient, WalletLinkClient, DistributionCli
   providers: [
     ProviderTransport,
     ProviderCallRepository,
+    ProviderCallLog,
     ProviderTokenRepository,
     ProviderTokenService,
     AgentBudgetRepository,
     AgentBudgetService,
+    AgentBudgetSweeper,
     ProviderHttpClient,
     ...areaClients,
   ],

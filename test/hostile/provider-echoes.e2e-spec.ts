@@ -7,6 +7,7 @@ import { cardsClient, userWithCard } from '../support/cards-factories';
 import { orderRequest, uniqueEmail } from '../support/provider-factories';
 import { testDatabaseUrl, usingRealPostgres } from '../support/test-database';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 /**
  * A hostile provider echoes what it was sent, and more: every configured secret, its bearer
@@ -66,6 +67,7 @@ describe('provider echoes never reach answers, logs or the database', () => {
 
   /** `pg_dump` of the test database on a real server; every row of every table through SQL on PGlite. */
   async function databaseDump(): Promise<string> {
+    await service.get(ProviderCallLog).flush();
     if (usingRealPostgres()) {
       return execFileSync('pg_dump', ['--data-only', '--no-owner', testDatabaseUrl()], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
     }

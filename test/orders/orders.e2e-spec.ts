@@ -3,6 +3,7 @@ import { OrderExpiryScheduler } from '../../src/orders/order-expiry.scheduler';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer, parseSse, waitForOrder } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 describe('pay-in orders end to end', () => {
   let sandbox: RunningSandbox;
@@ -45,6 +46,7 @@ describe('pay-in orders end to end', () => {
     const row = await service.prisma.order.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(JSON.stringify(row)).not.toContain('012345');
     // This order's call only: the run's other pay-ins carry random references that may hold those digits.
+    await service.get(ProviderCallLog).flush();
     const logged = (await service.prisma.providerCall.findMany({ where: { endpoint: 'payin.collect' } })).filter((call) =>
       JSON.stringify(call.requestBody).includes(res.body.reference),
     );

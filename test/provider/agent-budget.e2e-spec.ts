@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { AgentBudgetSweeper } from '../../src/provider/agent-budget.sweeper';
 import { CardsClient } from '../../src/provider/clients/cards.client';
 import { PayinClient } from '../../src/provider/clients/payin.client';
 import { WalletLinkClient } from '../../src/provider/clients/wallet-link.client';
@@ -13,6 +14,7 @@ describe('the /api/agent/* hourly budget', () => {
   let a: TestService;
   let b: TestService;
   const LIMIT = 6;
+  const taken = async () => (await a.prisma.agentBudgetBucket.aggregate({ _sum: { used: true } }))._sum.used ?? 0;
   const agentRequests = () => sandbox.state.requests.filter((r) => r.path.startsWith('/api/agent/')).length;
 
   beforeAll(async () => {
@@ -21,10 +23,10 @@ describe('the /api/agent/* hourly budget', () => {
     [a, b] = await Promise.all([startTestService(sandbox, env), startTestService(sandbox, env)]);
   });
   beforeEach(async () => {
-    await a.prisma.agentBudgetSlot.deleteMany();
+    await a.prisma.agentBudgetBucket.deleteMany();
   });
   afterAll(async () => {
-    await a.prisma.agentBudgetSlot.deleteMany();
+    await a.prisma.agentBudgetBucket.deleteMany();
     await Promise.all([a.close(), b.close()]);
     await sandbox.close();
   });
@@ -42,7 +44,7 @@ describe('the /api/agent/* hourly budget', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(LIMIT);
     expect(refused).toHaveLength(14 - LIMIT);
     expect(agentRequests() - before).toBe(LIMIT);
-    expect(await a.prisma.agentBudgetSlot.count()).toBe(LIMIT);
+    expect(await taken()).toBe(LIMIT);
   });
 
   it('a refusal says when to retry, within the hour', async () => {
@@ -53,17 +55,37 @@ describe('the /api/agent/* hourly budget', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentBudgetExhaustedError);
     const exhausted = error as AgentBudgetExhaustedError;
+    // Counted per minute: a call leaves the count when its whole minute is more than an hour old.
     expect(exhausted.retryAfterSeconds).toBeGreaterThan(3500);
-    expect(exhausted.retryAfterSeconds).toBeLessThanOrEqual(3600);
+    expect(exhausted.retryAfterSeconds).toBeLessThanOrEqual(3660);
     expect(exhausted.outcomeKnown).toBe(true);
   });
 
   it('frees slots as they leave the rolling hour', async () => {
     for (let i = 0; i < LIMIT; i++) await a.get(PayinClient).collect(payinBody(), { service: 1 });
     await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
-    await a.prisma
-      .$executeRaw`UPDATE agent_budget_slots SET taken_at = taken_at - interval '61 minutes' WHERE id = (SELECT min(id) FROM agent_budget_slots)`;
+    await a.prisma.$executeRaw`UPDATE agent_budget_buckets SET bucket = bucket - interval '62 minutes'`;
     await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
+  });
+
+  it('counts the minute before in full, and a minute that began over an hour ago no more', async () => {
+    await a.prisma.$executeRaw`
+      INSERT INTO agent_budget_buckets (bucket, used) VALUES (date_trunc('minute', now()) - interval '1 minute', ${LIMIT - 1})`;
+    await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
+    await expect(b.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
+    await a.prisma.$executeRaw`UPDATE agent_budget_buckets SET bucket = bucket - interval '59 minutes' WHERE used = ${LIMIT - 1}`;
+    // Its minute still overlaps the last hour: counted.
+    await expect(b.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
+    await a.prisma.$executeRaw`UPDATE agent_budget_buckets SET bucket = bucket - interval '1 minute' WHERE used = ${LIMIT - 1}`;
+    await expect(b.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
+  });
+
+  it('the sweeper deletes the buckets no longer counted, and only those', async () => {
+    await a.prisma.$executeRaw`
+      INSERT INTO agent_budget_buckets (bucket, used) VALUES
+        (date_trunc('minute', now()) - interval '62 minutes', 1), (date_trunc('minute', now()) - interval '59 minutes', 2)`;
+    expect(await a.get(AgentBudgetSweeper).runNow()).toBe(1);
+    expect(await taken()).toBe(2);
   });
 
   it('does not count card and token calls, which are outside /api/agent', async () => {
@@ -72,7 +94,7 @@ describe('the /api/agent/* hourly budget', () => {
         .get(CardsClient)
         .getCard('missing')
         .catch(() => undefined);
-    expect(await a.prisma.agentBudgetSlot.count()).toBe(0);
+    expect(await taken()).toBe(0);
   });
 
   it('maps to 429 problem+json with Retry-After for the HTTP layer', () => {

@@ -3,6 +3,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { cardsClient, userWithCard } from '../support/cards-factories';
 import { cardUserBody } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 /**
  * Every provider call has its row in the call log, even when what was sent or answered holds
@@ -12,7 +13,10 @@ import { startTestSandbox, startTestService, type TestService } from '../support
 describe('provider call log keeps every call', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
-  const calls = (endpoint: string) => service.prisma.providerCall.findMany({ where: { endpoint }, orderBy: { createdAt: 'asc' } });
+  const calls = async (endpoint: string) => {
+    await service.get(ProviderCallLog).flush();
+    return service.prisma.providerCall.findMany({ where: { endpoint }, orderBy: { createdAt: 'asc' } });
+  };
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();

@@ -5,6 +5,7 @@ import { WalletLinkClient } from '../../src/provider/clients/wallet-link.client'
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { cardUserBody, payinBody, uniqueEmail } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 /**
  * Every provider endpoint is called with the exact path, method, headers and body of
@@ -160,6 +161,7 @@ describe('provider clients on the wire', () => {
   });
 
   it('records every call in the provider call log, redacted', async () => {
+    await service.get(ProviderCallLog).flush();
     const rows = await service.prisma.providerCall.findMany({
       where: { endpoint: { in: ['auth.token', 'cards.card.create', 'link.new'] } },
     });
@@ -167,7 +169,7 @@ describe('provider clients on the wire', () => {
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain('sandbox-private-secretkey');
     for (const token of sandbox.state.tokens.keys()) expect(stored).not.toContain(token);
-    const cardCreate = rows.find((r) => r.endpoint === 'cards.card.create');
+    const cardCreate = rows.find((r) => r.endpoint === 'cards.card.create' && r.outcome === 'answered');
     expect(JSON.stringify(cardCreate?.responseBody)).toMatch(/\*\*\*\* \*\*\*\* \*\*\*\* \d{4}/);
     expect((cardCreate?.responseBody as Record<string, unknown>).cvv).toBe('[REDACTED]');
     expect(rows.every((r) => r.durationMs >= 0 && r.outcome)).toBe(true);

@@ -16,6 +16,7 @@ import {
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { cardUserBody, payinBody, uniqueEmail } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 async function caught(promise: Promise<unknown>): Promise<ProviderError> {
   try {
@@ -178,6 +179,7 @@ describe('provider error mapping', () => {
   });
 
   it('records failed calls in the call log with their error code', async () => {
+    await service.get(ProviderCallLog).flush();
     const rows = await service.prisma.providerCall.findMany({ where: { errorCode: 'provider_timeout', endpoint: 'payin.collect' } });
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows[0]).toMatchObject({ endpoint: 'payin.collect', httpStatus: null, outcome: 'provider_timeout' });

@@ -4,6 +4,7 @@ import { WalletLinkClient } from '../../src/provider/clients/wallet-link.client'
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { cardUserBody, payinBody, uniqueEmail } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 /** No log line and no stored call record holds a provider secret, a token, a card number, a CVV or a link apikey. */
 describe('secrets stay out of logs and records', () => {
@@ -55,6 +56,7 @@ describe('secrets stay out of logs and records', () => {
   });
 
   it('no provider call record contains any of them', async () => {
+    await service.get(ProviderCallLog).flush();
     const stored = JSON.stringify(await service.prisma.providerCall.findMany());
     for (const secret of secrets()) expect(stored).not.toContain(secret);
   });
