@@ -60,9 +60,12 @@ export class ServerSentEvents<M> {
     if (this.opened) return;
     this.opened = true;
     this.reply.hijack();
-    const response = this.reply.raw;
-    for (const [name, value] of Object.entries(this.reply.getHeaders())) if (value !== undefined) response.setHeader(name, value);
-    response.writeHead(200, EVENT_STREAM_HEADERS);
+    // One object handed to writeHead, not setHeader per header: the response then keeps only the
+    // header block it sent, not a second copy of every header for getHeader().
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(this.reply.getHeaders()))
+      if (value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value;
+    this.reply.raw.writeHead(200, Object.assign(headers, EVENT_STREAM_HEADERS));
     const socket = this.reply.request.raw.socket;
     // Events go out at once (no Nagle delay), and the connection has no idle timeout of its own.
     socket.setNoDelay(true);
