@@ -3,9 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config';
 import { createApp } from './create-app';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './database/embedded-postgres';
-import { applyMigrations } from './database/migrator';
-import { startSandbox, type RunningSandbox } from './sandbox/sandbox.server';
+import type { EmbeddedPostgres } from './database/embedded-postgres';
+import type { RunningSandbox } from './sandbox/sandbox.server';
 
 export interface RunningService {
   app: NestFastifyApplication;
@@ -32,7 +31,10 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
   let embeddedDatabase: EmbeddedPostgres | undefined;
   let sandbox: RunningSandbox | undefined;
   try {
+    // The embedded database, the migrator and the sandbox are loaded only when used: a production
+    // start (external database, migrated beforehand, real provider) never pays for their modules.
     if (!config.databaseUrl) {
+      const { startEmbeddedPostgres } = await import('./database/embedded-postgres');
       const dataDir = resolve(config.embeddedDataDir);
       embeddedDatabase = await startEmbeddedPostgres({ dataDir });
       started.push(embeddedDatabase);
@@ -40,10 +42,12 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
       logger.info({ dataDir }, 'embedded PostgreSQL (PGlite) started');
     }
     if (!baseConfig.databaseUrl || options.migrateExternalDatabase) {
+      const { applyMigrations } = await import('./database/migrator');
       const applied = await applyMigrations(config.databaseUrl);
       logger.info({ applied }, applied.length ? 'migrations applied' : 'database schema up to date');
     }
     if (!config.provider.baseUrl) {
+      const { startSandbox } = await import('./sandbox/sandbox.server');
       sandbox = await startSandbox({
         apiKey: config.provider.apiKey,
         secretKey: config.provider.secretKey,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -6,11 +6,13 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /**
  * The service's Prometheus series, on a registry of its own (one per app instance, so that two
  * instances in one process, as in tests, do not mix their numbers). Areas that know a value only
- * at scrape time (orders by status, budget left) register a gauge with `gaugeCollectedOnScrape`.
+ * at scrape time (budget left, streams open) register a gauge with `gaugeCollectedOnScrape`; a
+ * value too costly to read on every scrape (orders by status) registers with `gaugeRefreshedEvery`.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnApplicationShutdown {
   readonly registry = new Registry();
+  private readonly refreshTimers = new Set<NodeJS.Timeout>();
 
   readonly httpRequests = new Counter({
     name: 'http_requests_total',
@@ -77,6 +79,52 @@ export class MetricsService {
         for (const { labels, value } of await read()) this.set(labels as never, value);
       },
     });
+  }
+
+  /**
+   * A gauge read in the background, never at scrape time: the first scrape reads it (an instance
+   * nobody scrapes never does), and from then on it is read again every `intervalMs` while
+   * scrapes answer the last values read, however often Prometheus (or several of them) scrapes.
+   * A failed background read keeps the last values; with none yet, the scrape fails (like any
+   * failed read) and the next scrape tries again.
+   */
+  gaugeRefreshedEvery<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    intervalMs: number,
+    read: () => Promise<{ labels: Record<L, string>; value: number }[]>,
+  ) {
+    type Sample = { labels: Record<L, string>; value: number };
+    let values: Sample[] | undefined;
+    let reading: Promise<Sample[]> | undefined;
+    const refresh = () =>
+      (reading ??= read()
+        .then((read) => (values = read))
+        .finally(() => (reading = undefined)));
+    let timer: NodeJS.Timeout | undefined;
+    const refreshTimers = this.refreshTimers;
+    return new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        const current = values ?? (await refresh());
+        if (!timer) {
+          timer = setInterval(() => void refresh().catch(() => undefined), intervalMs);
+          timer.unref();
+          refreshTimers.add(timer);
+        }
+        this.reset();
+        for (const { labels, value } of current) this.set(labels as never, value);
+      },
+    });
+  }
+
+  onApplicationShutdown() {
+    for (const timer of this.refreshTimers) clearInterval(timer);
+    this.refreshTimers.clear();
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

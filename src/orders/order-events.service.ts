@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { Observable } from 'rxjs';
@@ -9,8 +10,10 @@ import type { OrderStatusEvent, StatusChangeRecord } from './order.types';
 import { ORDER_EVENTS_CHANNEL, OrdersRepository } from './orders.repository';
 
 const RECONNECT_DELAY_MS = 1_000;
-/** How often the one catch-up query of this instance runs while any order is watched. */
+/** How often the one catch-up query of this instance runs while notifications are not known to arrive. */
 export const CATCH_UP_INTERVAL_MS = 1_000;
+/** Sent on its own channel from another connection, to learn whether notifications cross connections. */
+export const PROBE_CHANNEL = 'order_status_probe';
 
 /** One consumer of an order's transitions, typically an open event stream. */
 export interface OrderWatcher {
@@ -46,9 +49,12 @@ export function statusEventOf(change: StatusChangeRecord): OrderStatusEvent {
  * - the instance that made the change hands it over directly (publishLocal), which is the only
  *   path on the embedded database (PGlite has one backend: a NOTIFY never reaches another
  *   connection);
- * - while anything is watched, one catch-up query every CATCH_UP_INTERVAL_MS reads the changes of
- *   all watched orders past their watchers' positions: it covers a notification lost while the
- *   listener reconnects and, on the embedded database, a change made by another instance.
+ * - one catch-up query reads the changes of all watched orders past their watchers' positions.
+ *   It runs every CATCH_UP_INTERVAL_MS while anything is watched and notifications are not known
+ *   to arrive: until a probe sent from another connection has come back on the listening one
+ *   (it never does on the embedded database, where a change made by another instance is learnt
+ *   this way only), and while the listener is lost. Once the probe is back, one last catch-up
+ *   covers what was committed before the LISTEN, and idle streams cause no query at all.
  */
 @Injectable()
 export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -58,6 +64,10 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   private reconnectTimer?: NodeJS.Timeout;
   private catchUpTimer?: NodeJS.Timeout;
   private catchingUp = false;
+  private catchUpAgain = false;
+  /** The probe that proves notifications arrive on the current listener; undefined once it has. */
+  private awaitedProbe?: string;
+  private notificationsArrive = false;
 
   constructor(
     private readonly orders: OrdersRepository,
@@ -97,7 +107,7 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
     let watchers = this.watchers.get(orderId);
     if (!watchers) this.watchers.set(orderId, (watchers = new Set()));
     watchers.add(watcher);
-    this.startCatchUp();
+    if (!this.notificationsArrive) this.startCatchUp();
     return () => {
       const current = this.watchers.get(orderId);
       if (!current?.delete(watcher)) return;
@@ -136,9 +146,17 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
     this.catchUpTimer = undefined;
   }
 
-  /** One query for every watched order; skipped while the previous one is still running. */
-  private async catchUp() {
-    if (this.catchingUp) return;
+  /** Whether notifications committed on other connections are known to reach this instance now. */
+  get notificationsProven(): boolean {
+    return this.notificationsArrive;
+  }
+
+  /** One query for every watched order; while the previous one is still running, it runs again after it. */
+  private async catchUp(): Promise<void> {
+    if (this.catchingUp) {
+      this.catchUpAgain = true;
+      return;
+    }
     const positions: { orderId: string; afterChangeId: bigint }[] = [];
     for (const [orderId, watchers] of this.watchers) {
       let behindmost: bigint | undefined;
@@ -155,11 +173,16 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
     } finally {
       this.catchingUp = false;
     }
+    if (this.catchUpAgain) {
+      this.catchUpAgain = false;
+      await this.catchUp();
+    }
   }
 
   private async listen() {
     const client = new Client({ connectionString: this.config.databaseUrl });
     client.on('notification', (message) => {
+      if (message.channel === PROBE_CHANNEL) return this.probeArrived(message.payload);
       if (message.channel !== ORDER_EVENTS_CHANNEL || !message.payload) return;
       let event: OrderStatusEvent;
       try {
@@ -176,8 +199,9 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${ORDER_EVENTS_CHANNEL}`);
+      await client.query(`LISTEN ${ORDER_EVENTS_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
       this.client = client;
+      void this.sendProbe();
     } catch (error) {
       this.logger.warn({ err: error }, 'could not listen for order events; retrying');
       await client.end().catch(() => undefined);
@@ -185,7 +209,37 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
     }
   }
 
+  /**
+   * NOTIFY from a connection of its own: PostgreSQL delivers it to the listener, the embedded
+   * PGlite (one session) does not. Not awaited: start-up does not wait for the answer.
+   */
+  private async sendProbe() {
+    const probe = randomUUID();
+    this.awaitedProbe = probe;
+    const sender = new Client({ connectionString: this.config.databaseUrl });
+    try {
+      await sender.connect();
+      await sender.query('SELECT pg_notify($1, $2)', [PROBE_CHANNEL, probe]);
+    } catch (error) {
+      this.logger.debug({ err: error }, 'could not probe order event notifications; the catch-up keeps running');
+    } finally {
+      await sender.end().catch(() => undefined);
+    }
+  }
+
+  private probeArrived(probe: string | undefined) {
+    if (!probe || probe !== this.awaitedProbe) return;
+    this.awaitedProbe = undefined;
+    this.notificationsArrive = true;
+    this.stopCatchUp();
+    if (this.watchers.size > 0) void this.catchUp();
+  }
+
   private scheduleReconnect() {
+    // Until the next listener is proven, the catch-up covers what its notifications would have said.
+    this.notificationsArrive = false;
+    this.awaitedProbe = undefined;
+    if (this.watchers.size > 0) this.startCatchUp();
     if (this.stopped || this.reconnectTimer) return;
     const previous = this.client;
     this.client = undefined;

@@ -1,5 +1,4 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Observable } from 'rxjs';
 import { DomainError } from '../common/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -23,6 +22,17 @@ export type OrderStreamMessage = { kind: 'status'; event: OrderStatusEvent } | {
 const KEEP_ALIVE: OrderStreamMessage = { kind: 'keepAlive' };
 /** Into how many groups the keep-alives of one interval are spread. */
 const KEEP_ALIVE_SPREAD = 15;
+
+/**
+ * The client end of a stream, as the HTTP layer holds it: messages go out as they come, nothing
+ * is queued here. `onClose` runs once the client has gone or the stream has ended.
+ */
+export interface OrderStreamClient {
+  readonly closed: boolean;
+  onClose(listener: () => void): void;
+  send(message: OrderStreamMessage): void;
+  end(): void;
+}
 
 /** A place among the open streams, held from the request until the stream ends; released once. */
 export interface StreamSlot {
@@ -94,9 +104,11 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
   /**
    * The order's current status (one history read), then each transition, ending after a final
    * one, with keep-alives in between. Transitions arriving while the snapshot is read are held
-   * and replayed after it, so none falls between; each is delivered once, by change id.
+   * and replayed after it, so none falls between; each is delivered once, by change id. Resolves
+   * once the snapshot is sent; a failed snapshot read rejects before anything was sent. From then
+   * on the stream lives in the callbacks of the watcher, the keep-alive timer and `client`.
    */
-  follow(order: OrderRecord, slot: StreamSlot): Observable<OrderStreamMessage> {
+  async follow(order: OrderRecord, slot: StreamSlot, client: OrderStreamClient): Promise<void> {
     // Only these few fields stay with the stream, not the whole order record.
     const orderId = order.id;
     const unrecorded: OrderStatusEvent = {
@@ -107,41 +119,59 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
       reason: 'created',
       at: order.updatedAt.toISOString(),
     };
-    return new Observable<OrderStreamMessage>((subscriber) => {
-      let position: bigint | undefined;
-      let held: OrderStatusEvent[] | undefined = [];
-      const emit = (event: OrderStatusEvent) => {
-        const changeId = BigInt(event.changeId);
-        if (position !== undefined && changeId <= position) return;
-        position = changeId;
-        subscriber.next({ kind: 'status', event });
-        if (FINAL_STATUSES.includes(event.status)) subscriber.complete();
-      };
-      const watcher: OrderWatcher = {
-        get position() {
-          return held ? undefined : position;
-        },
-        deliver: (event) => (held ? held.push(event) : emit(event)),
-        end: () => subscriber.complete(),
-      };
-      const unwatch = this.events.watch(orderId, watcher);
-      const stopKeepAlive = this.addKeepAlive(() => subscriber.next(KEEP_ALIVE));
-      this.orders
-        .history(orderId)
-        .then((history) => {
-          const latest = history[history.length - 1];
-          const arrived = held ?? [];
-          held = undefined;
-          emit(latest ? statusEventOf(latest) : unrecorded);
-          for (const event of arrived.sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
-        })
-        .catch((error: unknown) => subscriber.error(error));
-      return () => {
-        unwatch();
-        stopKeepAlive();
-        slot.release();
-      };
+    let position: bigint | undefined;
+    let held: OrderStatusEvent[] | undefined = [];
+    let stopped = false;
+    // Assigned below; watch() may end the stream at once (the instance is shutting down).
+    let unwatch = () => {};
+    let stopKeepAlive = () => {};
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      unwatch();
+      stopKeepAlive();
+      slot.release();
+    };
+    const end = () => {
+      stop();
+      client.end();
+    };
+    const emit = (event: OrderStatusEvent) => {
+      const changeId = BigInt(event.changeId);
+      if (stopped || (position !== undefined && changeId <= position)) return;
+      position = changeId;
+      client.send({ kind: 'status', event });
+      if (FINAL_STATUSES.includes(event.status)) end();
+    };
+    const watcher: OrderWatcher = {
+      get position() {
+        return held ? undefined : position;
+      },
+      deliver: (event) => (held ? held.push(event) : emit(event)),
+      end,
+    };
+    client.onClose(stop);
+    if (client.closed) return stop();
+    unwatch = this.events.watch(orderId, watcher);
+    if (stopped) return;
+    // Nothing is written before the snapshot: until then a failure can still be answered as an error.
+    stopKeepAlive = this.addKeepAlive(() => {
+      if (!held) client.send(KEEP_ALIVE);
     });
+    let history;
+    try {
+      history = await this.orders.history(orderId);
+    } catch (error) {
+      stop();
+      // A stream the client or the shutdown has already ended has nobody left to tell.
+      if (client.closed) return;
+      throw error;
+    }
+    const latest = history[history.length - 1];
+    const arrived = held ?? [];
+    held = undefined;
+    emit(latest ? statusEventOf(latest) : unrecorded);
+    for (const event of arrived.sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
   }
 
   /**

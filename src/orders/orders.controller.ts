@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, Sse, SseSignal, type MessageEvent } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
   ApiBadGatewayResponse,
@@ -12,10 +12,10 @@ import {
   ApiTags,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
-import { map, type Observable } from 'rxjs';
 import { auditEventOf, AuditService } from '../audit/audit.service';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
+import { ServerSentEvents } from '../common/server-sent-events';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import {
   CreateOrderDto,
@@ -26,6 +26,7 @@ import {
   OrderPageDto,
   OrderStatusEventDto,
 } from './orders.dto';
+import type { OrderStreamMessage } from './order-streams';
 import { OrdersService, provesNotSent } from './orders.service';
 
 @ApiTags('Pay-in orders')
@@ -117,7 +118,7 @@ export class OrdersController {
     return this.orders.get(user, id);
   }
 
-  @Sse(':id/events')
+  @Get(':id/events')
   @Auth()
   @ApiOperation({
     operationId: 'streamOrderEvents',
@@ -131,19 +132,17 @@ export class OrdersController {
   @ApiTooManyRequestsResponse({
     description: 'Too many open streams for this user or this instance (Retry-After); close one or retry later',
   })
-  async events(@CurrentUser() user: AuthUser, @Param('id') id: string, @SseSignal() ended: AbortSignal): Promise<Observable<MessageEvent>> {
-    return (await this.orders.statusEvents(user, id, ended)).pipe(
-      map((message): MessageEvent => {
-        if (message.kind === 'keepAlive') return { comment: 'keep-alive' };
-        const { event } = message;
-        return {
-          type: 'status',
-          id: event.changeId,
-          data: { orderId: event.orderId, status: event.status, fromStatus: event.fromStatus, reason: event.reason, at: event.at },
-        };
-      }),
-    );
+  async events(@CurrentUser() user: AuthUser, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
+    await this.orders.streamStatus(user, id, new ServerSentEvents(reply, toEventStreamText));
   }
+}
+
+/** One message of a live stream in text/event-stream form (JSON never holds a raw line break). */
+function toEventStreamText(message: OrderStreamMessage): string {
+  if (message.kind === 'keepAlive') return ': keep-alive\n\n';
+  const { event } = message;
+  const data = { orderId: event.orderId, status: event.status, fromStatus: event.fromStatus, reason: event.reason, at: event.at };
+  return `event: status\nid: ${event.changeId}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /** U+FEFF first: Excel reads the file as UTF-8 only when it starts with the byte order mark. */

@@ -239,7 +239,14 @@ export class OrdersRepository {
     const after = page.after;
     const rows = await this.prisma.order.findMany({
       where: after
-        ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
+        ? // The redundant `lte` bounds the index scan at the cursor; the OR alone is a filter applied from the newest row on.
+          {
+            AND: [
+              where,
+              { createdAt: { lte: after.createdAt } },
+              { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] },
+            ],
+          }
         : where,
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: page.limit,

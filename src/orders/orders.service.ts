@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import { canReadAll, type AuthUser } from '../auth/auth.types';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
@@ -17,13 +16,15 @@ import { ProviderError, ProviderRejectedError } from '../provider/provider.error
 import type { PayinEnvelope } from '../provider/provider.types';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
-import { OrderStreams, type OrderStreamMessage } from './order-streams';
+import { OrderStreams, type OrderStreamClient } from './order-streams';
 import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ORDER_RESOURCE, OrdersRepository, type IncomingCallback } from './orders.repository';
 
 const EXPORT_BATCH_SIZE = 1_000;
+/** Counting orders by status reads the whole table (its smallest index): done this often, whatever the scrape rate. */
+export const ORDERS_BY_STATUS_REFRESH_MS = 30_000;
 const CSV_COLUMNS = [
   'id',
   'reference',
@@ -72,10 +73,11 @@ export class OrdersService implements OnModuleInit {
         return order && this.toDto(order);
       },
     });
-    this.metrics.gaugeCollectedOnScrape(
+    this.metrics.gaugeRefreshedEvery(
       'orders_by_status',
-      'Orders by status (all instances: read from the database)',
+      `Orders by status (all instances: counted in the database every ${ORDERS_BY_STATUS_REFRESH_MS / 1000} s, not at each scrape)`,
       ['status'],
+      ORDERS_BY_STATUS_REFRESH_MS,
       async () => zeroFilledByStatus(await this.orders.countByStatus()),
     );
   }
@@ -203,18 +205,20 @@ export class OrdersService implements OnModuleInit {
   }
 
   /**
-   * The live status stream of one order. Its place among the open streams is taken first, so a
-   * caller over the caps costs no database work; it is released once, whichever way the stream
-   * ends: `released` (aborted when the response ends, also if the client leaves before the stream
-   * starts), the stream's own end, or a refusal here.
+   * The live status stream of one order, written to `client`. Its place among the open streams is
+   * taken first, so a caller over the caps costs no database work; it is released once, whichever
+   * way the stream ends: the client leaving (also before the stream starts), the stream's own
+   * end, the instance shutting down, or a refusal here. Resolves once the snapshot is sent; until
+   * then an error (404, 429, a failed read) is the answer.
    */
-  async statusEvents(user: AuthUser, id: string, released?: AbortSignal): Promise<Observable<OrderStreamMessage>> {
+  async streamStatus(user: AuthUser, id: string, client: OrderStreamClient): Promise<void> {
     const slot = this.streams.reserve(user.id);
-    if (released?.aborted) slot.release();
-    else released?.addEventListener('abort', () => slot.release(), { once: true });
+    client.onClose(() => slot.release());
     try {
       // Checked before the stream opens, so that a stranger gets a 404 rather than an empty 200 stream.
-      return this.streams.follow(await this.findVisible(user, id), slot);
+      const order = await this.findVisible(user, id);
+      if (client.closed) return slot.release();
+      await this.streams.follow(order, slot, client);
     } catch (error) {
       slot.release();
       throw error;

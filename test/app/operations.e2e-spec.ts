@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import request from 'supertest';
 import { PayinClient } from '../../src/provider/clients/payin.client';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
@@ -52,6 +53,29 @@ describe('operations', () => {
     expect(find(all, 'orders_by_status', 'status="SUCCEEDED"')).toBeGreaterThanOrEqual(1);
     expect(find(all, 'provider_callbacks_total', 'outcome="success"', 'result="APPLIED"')).toBeGreaterThanOrEqual(1);
     expect(find(all, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('/metrics does not query orders on each scrape: orders by status are counted in the background', async () => {
+    const alice = await customer(service);
+    await request(service.server).get('/metrics').expect(200);
+    const statements: string[] = [];
+    const original = Client.prototype.query;
+    const query = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const [first] = args as [string | { text: string }];
+      statements.push(typeof first === 'string' ? first : first.text);
+      return (original as (...args: unknown[]) => never).apply(this, args);
+    });
+    try {
+      // The driver sees the statements of a request that reads orders…
+      await alice.listOrders().expect(200);
+      expect(statements.some((sql) => /\borders\b/.test(sql))).toBe(true);
+      statements.length = 0;
+      // …and none of a scrape.
+      for (let i = 0; i < 5; i++) expect((await request(service.server).get('/metrics').expect(200)).text).toContain('orders_by_status');
+      expect(statements.filter((sql) => /\borders\b/.test(sql))).toEqual([]);
+    } finally {
+      query.mockRestore();
+    }
   });
 
   it('sends security headers on every answer', async () => {

@@ -1,0 +1,146 @@
+// Lists and CSV export at 1,000,000 orders (`npm run bench:scale`, builds first). Real PostgreSQL:
+// BENCH_DATABASE_URL (default the local server); a fresh database, seeded with one
+// INSERT … SELECT generate_series, dropped after. Prints the page latencies (p50/p99) of
+// GET /v1/orders for finance under each filter, first and deep keyset pages, the plans of the
+// list queries, and the CSV export's rate and the service's RSS growth while it streams.
+import pg from 'pg';
+import { bearer, freshDatabase, mb, percentile, startService } from './scale-support.mjs';
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
+const PAGES = Number(process.env.BENCH_PAGES ?? 200);
+
+async function seed(db) {
+  const started = Date.now();
+  // A year of orders, newest last; statuses, currencies and review flags in realistic shares.
+  await db.query(
+    `INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
+                         needs_review, created_at, updated_at)
+     SELECT gen_random_uuid(), 'ord_bench_' || i, 'customer-' || (i % 1000),
+            (ARRAY['SUCCEEDED','SUCCEEDED','SUCCEEDED','SUCCEEDED','SUCCEEDED','SUCCEEDED','FAILED','FAILED','EXPIRED','UNKNOWN'])[1 + i % 10]::"OrderStatus",
+            (100 + i % 50000)::numeric, (ARRAY['XAF','XAF','XAF','XOF'])[1 + i % 4], 1, '2376' || lpad((i % 100000000)::text, 8, '0'),
+            'Order ' || i, 'Payer ' || (i % 1000), 'payer' || (i % 1000) || '@example.com', i % 100 = 0,
+            now() - make_interval(secs => ($1::int - i) * (31536000.0 / $1::int)),
+            now() - make_interval(secs => ($1::int - i) * (31536000.0 / $1::int))
+     FROM generate_series(1, $1::int) AS i`,
+    [ORDERS],
+  );
+  await db.query('VACUUM ANALYZE orders');
+  return Date.now() - started;
+}
+
+async function timedPages(base, token, name, query, cursorAt) {
+  const times = [];
+  let cursor = cursorAt;
+  for (let i = 0; i < PAGES; i++) {
+    const params = new URLSearchParams(query);
+    if (cursor) params.set('cursor', cursor);
+    const started = performance.now();
+    const res = await fetch(`${base}/v1/orders?${params}`, { headers: { authorization: `Bearer ${token}` } });
+    const page = await res.json();
+    times.push(performance.now() - started);
+    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(page)}`);
+    // Following nextCursor walks on from the starting point; at the end of the set, start over.
+    cursor = page.nextCursor ?? cursorAt;
+  }
+  times.sort((a, b) => a - b);
+  return { name, p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+/** The cursor the API would hand out after the order at `offset` (newest first) under `where`. */
+async function cursorAtOffset(db, where, offset) {
+  const { rows } = await db.query(
+    `SELECT created_at, id::text FROM orders WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT 1`,
+    [offset],
+  );
+  return Buffer.from(`${rows[0].created_at.toISOString()}|${rows[0].id}`).toString('base64url');
+}
+
+async function exportCsv(base, token, service) {
+  const rssBefore = service.rssBytes();
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, service.rssBytes())), 50);
+  const started = performance.now();
+  const res = await fetch(`${base}/v1/orders/export.csv`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of res.body) {
+    bytes += chunk.length;
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  return { rows: lines - 1, bytes, seconds, rowsPerSecond: (lines - 1) / seconds, rssGrowth: rssPeak - rssBefore };
+}
+
+function planNodes(plan) {
+  return [plan['Node Type'] + (plan['Index Name'] ? ` ${plan['Index Name']}` : ''), ...(plan.Plans ?? []).flatMap(planNodes)];
+}
+
+async function main() {
+  const database = await freshDatabase('bench_lists');
+  let service;
+  const db = new pg.Client({ connectionString: database.url });
+  try {
+    service = await startService(database.url);
+    await db.connect();
+    console.log(`seeded ${ORDERS.toLocaleString('en')} orders in ${await seed(db)} ms`);
+    const finance = await bearer('bench-finance', ['finance']);
+    const customer = await bearer('customer-7', ['customer']);
+    const half = Math.floor(ORDERS / 2);
+    const scenarios = [
+      ['finance, first pages', finance, {}, undefined],
+      ['finance, from the middle', finance, {}, await cursorAtOffset(db, 'true', half)],
+      ['finance, status=FAILED, from the middle', finance, { status: 'FAILED' }, await cursorAtOffset(db, `status = 'FAILED'`, half / 5)],
+      ['finance, currency=XOF, from the middle', finance, { currency: 'XOF' }, await cursorAtOffset(db, `currency = 'XOF'`, half / 4)],
+      ['finance, needsReview=true', finance, { needsReview: 'true' }, undefined],
+      [
+        'finance, status=UNKNOWN & currency=XOF & last quarter',
+        finance,
+        { status: 'UNKNOWN', currency: 'XOF', from: new Date(Date.now() - 91 * 86400_000).toISOString() },
+        undefined,
+      ],
+      [
+        'customer, own orders, from the middle',
+        customer,
+        {},
+        await cursorAtOffset(db, `customer_id = 'customer-7'`, Math.floor(ORDERS / 2000)),
+      ],
+    ];
+    console.log(`\nGET /v1/orders, ${PAGES} pages of 50 each (goal p99 < 10 ms):`);
+    for (const [name, token, query, cursor] of scenarios) {
+      const r = await timedPages(service.url, token, name, query, cursor);
+      console.log(`  ${name.padEnd(56)} p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms`);
+    }
+
+    console.log('\nplans of the list queries (keyset condition, newest first, limit 51):');
+    const keyset = `(created_at, id) < (now() - interval '180 days', '00000000-0000-0000-0000-000000000000'::uuid)`;
+    for (const [name, where] of [
+      ['no filter', 'true'],
+      ['status', `status = 'FAILED'`],
+      ['currency', `currency = 'XOF'`],
+      ['needs review', 'needs_review'],
+      ['customer', `customer_id = 'customer-7'`],
+    ]) {
+      const { rows } = await db.query(
+        `EXPLAIN (FORMAT JSON) SELECT * FROM orders WHERE ${where} AND ${keyset} ORDER BY created_at DESC, id DESC LIMIT 51`,
+      );
+      console.log(`  ${name.padEnd(14)} ${planNodes(rows[0]['QUERY PLAN'][0].Plan).join(' → ')}`);
+    }
+
+    console.log('\nGET /v1/orders/export.csv, every order (goal ≥ 100,000 rows/s, < 100 MB growth):');
+    const csv = await exportCsv(service.url, finance, service);
+    console.log(
+      `  ${csv.rows.toLocaleString('en')} rows, ${mb(csv.bytes)} in ${csv.seconds.toFixed(1)} s: ${Math.round(csv.rowsPerSecond).toLocaleString('en')} rows/s, RSS growth ${mb(csv.rssGrowth)}`,
+    );
+  } finally {
+    await db.end().catch(() => undefined);
+    await service?.stop();
+    await database.drop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
