@@ -291,7 +291,7 @@ describe('DistributionsService: before anything is sent', () => {
     });
     const refused = service.createInit(admin, request);
     await expect(refused).rejects.toBeInstanceOf(ValidationFailedError);
-    const { errors } = (await refused.catch((error: ValidationFailedError) => error)) as ValidationFailedError;
+    const { errors = [] } = (await refused.catch((error: ValidationFailedError) => error)) as ValidationFailedError;
     expect(errors.map((error) => error.field).sort()).toEqual(['amount', 'distribution', 'distribution[1].matricule']);
     expect(repository.rows.size).toBe(0);
     expect(client.sent).toEqual([]);
