@@ -125,7 +125,7 @@ function setup() {
 }
 
 describe('DistributionsService: what the provider answer does to a distribution', () => {
-  it('accepted: ACCEPTED, the largest-remainder shares stored before the call and answered, linked to the idempotency record, audited', async () => {
+  it('accepted: ACCEPTED, largest-remainder shares stored before the call, linked to the idempotency record, audited', async () => {
     const { repository, client, service } = setup();
     const request = initRequest();
     const answered = await service.createInit(admin, request);
