@@ -280,6 +280,65 @@ describe('IdempotencyService: the life of a key', () => {
     expect(seen).toBe(started.record.id);
   });
 
+  it('released: a request that did not execute frees its key; the next one with any body runs anew', async () => {
+    const { service } = setup();
+    const started = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (started.kind !== 'new') throw new Error(started.kind);
+    await service.abandon(started.record);
+    const next = await service.begin('alice', order({ amount: 2 }), 'k');
+    expect(next.kind).toBe('new');
+    expect(await service.complete(started.record, 201, {})).toBe(false);
+  });
+
+  it('a retry waiting on the holder gets its answer once stored, or the key once released', async () => {
+    const { service } = setup(1_000);
+    const first = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (first.kind !== 'new') throw new Error(first.kind);
+    const waiting = service.begin('alice', order({ amount: 1 }), 'k');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await service.complete(first.record, 201, { id: 'o1' });
+    await expect(waiting).resolves.toEqual({ kind: 'replay', status: 201, body: { id: 'o1' } });
+
+    const second = await service.begin('alice', order({ amount: 1 }), 'other');
+    if (second.kind !== 'new') throw new Error(second.kind);
+    const retry = service.begin('alice', order({ amount: 1 }), 'other');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await service.abandon(second.record);
+    const claimed = await retry;
+    expect(claimed.kind).toBe('new');
+    if (claimed.kind === 'new') expect(claimed.record.id).not.toBe(second.record.id);
+  });
+
+  it('reused: another request on a completed key is refused, never given the stored answer', async () => {
+    const { service } = setup();
+    const started = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (started.kind !== 'new') throw new Error(started.kind);
+    await service.complete(started.record, 201, { id: 'o1' });
+    await expect(service.begin('alice', order({ amount: 2 }), 'k')).rejects.toThrow(IdempotencyKeyReusedError);
+  });
+
+  it('keys are per user: the same key and body of another user is another request', async () => {
+    const { service } = setup();
+    await service.begin('alice', order({ amount: 1 }), 'k');
+    await expect(service.begin('bob', order({ amount: 1 }), 'k')).resolves.toMatchObject({ kind: 'new' });
+  });
+
+  it('a resource that vanished (never sent): one retry claims the record and runs anew; the dead request can no longer renew', async () => {
+    const { service, repository } = setup();
+    const first = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (first.kind !== 'new') throw new Error(first.kind);
+    repository.link(first.record.id, { type: 'order', id: 'gone' });
+    repository.now += LEASE_MS;
+    const retry = await service.begin('alice', order({ amount: 1 }), 'k');
+    if (retry.kind !== 'recover') throw new Error(retry.kind);
+    expect(await service.recover(retry.resource, alice)).toBeUndefined();
+    const claimed = await service.claimAfterVanishedResource(retry.record);
+    expect(claimed?.resourceId).toBeNull();
+    expect(await service.claimAfterVanishedResource(retry.record)).toBeUndefined();
+    expect(await service.renewLease(first.record)).toBe(false);
+    await expect(service.recover({ type: 'unregistered', id: 'x' }, alice)).rejects.toThrow(/no recovery is registered/);
+  });
+
   it('defaults the lease to the provider timeout plus a margin', () => {
     const service = new IdempotencyService({} as IdempotencyRepository, {}, { provider: { timeoutMs: 2_000 } } as never);
     expect(service.leaseMs).toBe(7_000);
