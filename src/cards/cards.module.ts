@@ -1,5 +1,9 @@
 import { CardOperationsSweeper } from './card-operations.sweeper';
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { DatabaseModule } from '../database/database.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { ProviderModule } from '../provider/provider.module';
 import { CardUsersController } from './card-users.controller';
 import { CardUsersService } from './card-users.service';
 import { CardOperationsController, CardsController } from './cards.controller';
@@ -8,6 +12,7 @@ import { CardsService } from './cards.service';
 
 /** Virtual cards: card users, cards and card operations (merchant-api.md, "Virtual cards"). */
 @Module({
+  imports: [AuthModule, DatabaseModule, IdempotencyModule, ProviderModule],
   controllers: [CardUsersController, CardsController, CardOperationsController],
   providers: [CardUsersService, CardsService, CardsRepository, CardOperationsSweeper],
   exports: [CardsService, CardUsersService, CardsRepository],
