@@ -10,7 +10,9 @@ export const FINAL_STATUSES: readonly OrderStatus[] = ['SUCCEEDED', 'FAILED'];
 export const CALLBACK_DECIDABLE: readonly OrderStatus[] = ['PENDING', 'PROCESSING', 'UNKNOWN', 'EXPIRED'];
 
 export type CallbackOutcome = 'success' | 'failure';
-export type CallbackResult = 'APPLIED' | 'DUPLICATE' | 'CONFLICT' | 'REJECTED';
+
+/** What a provider callback may do to an order: the callbacks area decides it, the orders area makes it. */
+export type CallbackTransition = { kind: 'decide'; to: Extract<OrderStatus, 'SUCCEEDED' | 'FAILED'> } | { kind: 'flag_for_review' };
 
 export interface OrderRecord {
   id: string;
@@ -47,22 +49,6 @@ export interface StatusChangeRecord {
   actor: string | null;
   note: string | null;
   at: Date;
-}
-
-export interface CallbackRecord {
-  id: string;
-  orderId: string | null;
-  pathOrderId: string;
-  outcome: string;
-  result: CallbackResult;
-  method: string;
-  query: unknown;
-  headers: unknown;
-  contentType: string | null;
-  rawBody: string | null;
-  remoteIp: string | null;
-  requestId: string | null;
-  receivedAt: Date;
 }
 
 export interface NewOrder {

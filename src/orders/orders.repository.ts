@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import type { CallbackRecord } from '../callbacks/callback.types';
+import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
+import type { Proven, SameValues } from '../database/same-values';
 import type {
-  CallbackOutcome,
-  CallbackRecord,
-  CallbackResult,
+  CallbackTransition,
   ManualActor,
   ManualOrderChange,
   ManualOrderOutcome,
@@ -18,11 +19,13 @@ import type {
   StatusChangeRecord,
   SubmissionOutcome,
 } from './order.types';
-import { CALLBACK_DECIDABLE } from './order.types';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { linkIdempotentResource } from '../idempotency/idempotency.repository';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
+
+/** ORDER_STATUSES (order.types.ts) is the database enum, value for value. */
+export type OrderEnumsMatch = Proven<SameValues<OrderStatus, DbOrderStatus>>;
 
 type Tx = Prisma.TransactionClient;
 type OrderRow = Prisma.OrderGetPayload<object>;
@@ -31,20 +34,6 @@ export const ORDER_EVENTS_CHANNEL = 'order_status';
 /** The resource type of an order on its idempotency record. */
 export const ORDER_RESOURCE = 'order';
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
-
-/** A callback as it arrived, before it is stored. */
-export type IncomingCallback = Pick<
-  CallbackRecord,
-  'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'
-> & {
-  /** Set only when the token proved this URL was issued for this order and outcome. */
-  verifiedOrderId: string | null;
-};
-
-export interface CallbackApplication {
-  callback: CallbackRecord;
-  event?: OrderStatusEvent;
-}
 
 /**
  * Orders, their history and their callbacks. Every state change happens in one transaction with
@@ -110,48 +99,36 @@ export class OrdersRepository {
     }, TX_LIMITS);
   }
 
-  /** Stores the callback and applies what it says, atomically; the stored record says what happened. */
-  async applyCallback(incoming: IncomingCallback): Promise<CallbackApplication> {
-    return this.prisma.$transaction(async (tx) => {
-      const order = incoming.verifiedOrderId ? await lockOrder(tx, incoming.verifiedOrderId) : null;
-      const outcome = incoming.outcome as CallbackOutcome;
-      const result: CallbackResult = !order ? 'REJECTED' : decideCallback(order.status, outcome);
-      const callback = await tx.providerCallback.create({
-        data: {
-          orderId: order?.id ?? null,
-          pathOrderId: incoming.pathOrderId.slice(0, 100),
-          outcome: incoming.outcome.slice(0, 20),
-          result,
-          method: incoming.method,
-          query: incoming.query ?? {},
-          headers: incoming.headers ?? {},
-          contentType: incoming.contentType,
-          rawBody: incoming.rawBody,
-          remoteIp: incoming.remoteIp,
-          requestId: incoming.requestId,
-        },
-      });
-      if (!order || result === 'DUPLICATE') return { callback: toCallback(callback) };
-      if (result === 'CONFLICT') {
-        await tx.order.update({ where: { id: order.id }, data: { needsReview: true } });
-        return { callback: toCallback(callback) };
-      }
-      const next: OrderStatus = outcome === 'success' ? 'SUCCEEDED' : 'FAILED';
-      await tx.order.update({
-        where: { id: order.id },
-        data: { status: next, ...(next === 'FAILED' ? { failureReason: 'The provider notified a failed payment' } : {}) },
-      });
-      const event = await this.recordChange(
-        tx,
-        order.id,
-        order.status,
-        next,
-        outcome === 'success' ? 'callback_success' : 'callback_failure',
-        'Decided by the provider callback',
-        callback.id,
-      );
-      return { callback: toCallback(callback), event };
-    }, TX_LIMITS);
+  /**
+   * For the callbacks area, in the transaction that stores a callback: the order, locked until
+   * that transaction ends, so that the callback's decision and its transition see the same status.
+   */
+  async lockForCallback(tx: Tx, orderId: string): Promise<OrderRecord | undefined> {
+    const row = await lockOrder(tx, orderId);
+    return row ? toOrder(row) : undefined;
+  }
+
+  /**
+   * The transition a callback decided, in the transaction that stores it (the order locked first
+   * by lockForCallback): a decision with its history entry naming the callback, or a review flag.
+   */
+  async applyCallbackTransition(
+    tx: Tx,
+    order: OrderRecord,
+    transition: CallbackTransition,
+    callbackId: string,
+  ): Promise<OrderStatusEvent | undefined> {
+    if (transition.kind === 'flag_for_review') {
+      await tx.order.update({ where: { id: order.id }, data: { needsReview: true } });
+      return undefined;
+    }
+    const next = transition.to;
+    await tx.order.update({
+      where: { id: order.id },
+      data: { status: next, ...(next === 'FAILED' ? { failureReason: 'The provider notified a failed payment' } : {}) },
+    });
+    const reason = next === 'SUCCEEDED' ? 'callback_success' : 'callback_failure';
+    return this.recordChange(tx, order.id, order.status, next, reason, 'Decided by the provider callback', callbackId);
   }
 
   /**
@@ -335,12 +312,6 @@ export class OrdersRepository {
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
     }, TX_LIMITS);
   }
-}
-
-function decideCallback(status: OrderStatus, outcome: CallbackOutcome): CallbackResult {
-  if (CALLBACK_DECIDABLE.includes(status)) return 'APPLIED';
-  const agrees = (status === 'SUCCEEDED' && outcome === 'success') || (status === 'FAILED' && outcome === 'failure');
-  return agrees ? 'DUPLICATE' : 'CONFLICT';
 }
 
 async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {

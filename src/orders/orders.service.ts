@@ -21,7 +21,7 @@ import { OrderStreams, type OrderStreamMessage } from './order-streams';
 import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { ORDER_RESOURCE, OrdersRepository, type IncomingCallback } from './orders.repository';
+import { ORDER_RESOURCE, OrdersRepository } from './orders.repository';
 
 const EXPORT_BATCH_SIZE = 1_000;
 const CSV_COLUMNS = [
@@ -219,13 +219,6 @@ export class OrdersService implements OnModuleInit {
       slot.release();
       throw error;
     }
-  }
-
-  /** For the callbacks area: stores and applies a provider callback, then tells the listeners. */
-  async applyCallback(incoming: IncomingCallback) {
-    const applied = await this.orders.applyCallback(incoming);
-    this.events.publishLocal(applied.event);
-    return applied.callback;
   }
 
   /** Existing and visible to this user, or 404: another customer's order does not exist for them. */
