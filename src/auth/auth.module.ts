@@ -1,9 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AuthGuard } from './auth.guard';
 import { JwtVerifier } from './jwt-verifier.service';
 
-/** Global so that every feature module's `@Auth(...)` finds the guard's dependencies. Needs the global ConfigModule. */
-@Global()
+/** Imported by every module whose controllers use `@Auth(...)`: the guard resolves in that module. Needs the global ConfigModule. */
 @Module({
   providers: [JwtVerifier, AuthGuard],
   exports: [JwtVerifier, AuthGuard],

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { PageDto, PagedPeriodQueryDto } from '../common/pagination';
+import { CALLBACK_RESULTS } from './callback.types';
 
-export const CALLBACK_RESULTS = ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] as const;
+export { CALLBACK_RESULTS } from './callback.types';
 
 export class CallbackAckDto {
   @ApiProperty({ example: 'received' })

@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { OrdersModule } from '../orders/orders.module';
 import { CallbacksController } from './callbacks.controller';
 import { CallbacksRepository } from './callbacks.repository';
@@ -6,7 +9,7 @@ import { CallbacksService } from './callbacks.service';
 import { RejectedCallbackPurgeScheduler } from './rejected-callback-purge.scheduler';
 
 @Module({
-  imports: [OrdersModule],
+  imports: [AuthModule, DatabaseModule, MetricsModule, OrdersModule],
   controllers: [CallbacksController],
   providers: [CallbacksService, CallbacksRepository, RejectedCallbackPurgeScheduler],
 })

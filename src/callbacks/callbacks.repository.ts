@@ -1,8 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import type { CallbackResult as DbCallbackResult } from '../generated/prisma/enums';
+import type { Proven, SameValues } from '../database/same-values';
 import { PrismaService } from '../database/prisma.service';
-import type { CallbackRecord, CallbackResult } from '../orders/order.types';
+import { OrdersRepository } from '../orders/orders.repository';
+import { decideCallback } from './callback-decision';
+import type { CallbackRecord, CallbackResult, IncomingCallback, StoredCallback } from './callback.types';
+
+/** CALLBACK_RESULTS (callback.types.ts) is the database enum, value for value. */
+export type CallbackEnumsMatch = Proven<SameValues<CallbackResult, DbCallbackResult>>;
 
 export interface CallbackFilter {
   orderId?: string;
@@ -12,13 +19,46 @@ export interface CallbackFilter {
   to?: Date;
 }
 
+const STORE_TRANSACTION_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 // The purge is a background chore: give up rather than queue behind a busy database for long.
 const PURGE_TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 60_000 };
 
-/** Reads and the purge of the stored callbacks (they are written with their order, in the orders repository). */
+/** The stored callbacks: written together with what they do to their order, read, and purged. */
 @Injectable()
 export class CallbacksRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly orders: OrdersRepository,
+  ) {}
+
+  /**
+   * Stores the callback and applies what it decides to its order, in one transaction with the
+   * order locked: a callback is never stored without its effect, nor applied without its record.
+   */
+  async storeAndApply(incoming: IncomingCallback): Promise<StoredCallback> {
+    return this.prisma.$transaction(async (tx) => {
+      const order = incoming.verified ? await this.orders.lockForCallback(tx, incoming.verified.orderId) : undefined;
+      const decision = decideCallback(order?.status, incoming.verified?.outcome);
+      const row = await tx.providerCallback.create({
+        data: {
+          orderId: order?.id ?? null,
+          pathOrderId: incoming.pathOrderId.slice(0, 100),
+          outcome: incoming.outcome.slice(0, 20),
+          result: decision.result,
+          method: incoming.method,
+          query: incoming.query ?? {},
+          headers: incoming.headers ?? {},
+          contentType: incoming.contentType,
+          rawBody: incoming.rawBody,
+          remoteIp: incoming.remoteIp,
+          requestId: incoming.requestId,
+        },
+      });
+      const callback = toCallback(row);
+      if (!order || !decision.transition) return { callback };
+      return { callback, event: await this.orders.applyCallbackTransition(tx, order, decision.transition, row.id) };
+    }, STORE_TRANSACTION_LIMITS);
+  }
 
   async list(filter: CallbackFilter, limit: number, after?: { receivedAt: Date; id: string }): Promise<CallbackRecord[]> {
     const where: Prisma.ProviderCallbackWhereInput = {
@@ -36,7 +76,7 @@ export class CallbacksRepository {
       orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });
-    return rows.map((r) => ({ ...r, result: r.result }));
+    return rows.map(toCallback);
   }
 
   /**
@@ -59,4 +99,8 @@ export class CallbacksRepository {
       return { leader: true, purged };
     }, PURGE_TRANSACTION_LIMITS);
   }
+}
+
+function toCallback(row: Prisma.ProviderCallbackGetPayload<object>): CallbackRecord {
+  return row;
 }

@@ -5,8 +5,8 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from 
 import { redact, REDACTED, storableJson, storableText } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
 import { CallbackUrlsService } from '../orders/callback-urls.service';
-import type { CallbackRecord } from '../orders/order.types';
-import { OrdersService } from '../orders/orders.service';
+import { OrderEventsService } from '../orders/order-events.service';
+import type { CallbackRecord } from './callback.types';
 import type { CallbackAckDto, CallbackPageDto, CallbackRecordDto, ListCallbacksQueryDto } from './callbacks.dto';
 import { CallbacksRepository } from './callbacks.repository';
 
@@ -37,7 +37,7 @@ export interface ArrivedCallback {
 @Injectable()
 export class CallbacksService {
   constructor(
-    private readonly orders: OrdersService,
+    private readonly orderEvents: OrderEventsService,
     private readonly urls: CallbackUrlsService,
     private readonly callbacks: CallbacksRepository,
     private readonly metrics: MetricsService,
@@ -50,13 +50,16 @@ export class CallbacksService {
    * answered 404 like a URL that does not exist.
    */
   async receive(arrived: ArrivedCallback): Promise<CallbackAckDto> {
+    const outcome = arrived.outcome === 'success' || arrived.outcome === 'failure' ? arrived.outcome : undefined;
     const tokenValid =
-      UUID_PATTERN.test(arrived.pathOrderId) && this.urls.verify(arrived.pathOrderId, arrived.outcome, arrived.query.token);
+      outcome !== undefined &&
+      UUID_PATTERN.test(arrived.pathOrderId) &&
+      this.urls.verify(arrived.pathOrderId, outcome, arrived.query.token);
     // Anyone can call a callback URL: what a wrong token brings is kept only in a bounded form.
     const bound = tokenValid ? (value: Record<string, unknown>) => value : boundedMembers;
-    const callback = await this.orders.applyCallback({
+    const { callback, event } = await this.callbacks.storeAndApply({
       pathOrderId: arrived.pathOrderId,
-      verifiedOrderId: tokenValid ? arrived.pathOrderId : null,
+      verified: tokenValid ? { orderId: arrived.pathOrderId, outcome } : null,
       outcome: arrived.outcome,
       method: arrived.method,
       query: storableJson(bound(redactQuery(arrived.query))),
@@ -67,6 +70,7 @@ export class CallbacksService {
       remoteIp: arrived.remoteIp,
       requestId: arrived.requestId,
     });
+    this.orderEvents.publishLocal(event);
     this.metrics.callbacks.inc({
       outcome: ['success', 'failure'].includes(arrived.outcome) ? arrived.outcome : 'other',
       result: callback.result,

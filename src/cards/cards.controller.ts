@@ -17,6 +17,8 @@ import {
 } from './cards.dto';
 import { provesNotSent } from './cards.errors';
 import { CardsService } from './cards.service';
+import { ChangeCardStateUseCase } from './change-card-state.use-case';
+import { MoveCardMoneyUseCase } from './move-card-money.use-case';
 
 const NOT_FOUND = 'No such card, or not yours';
 const TERMINATED = '`card_terminated`: the card is terminated and accepts no operation (nothing is sent to the provider)';
@@ -26,7 +28,11 @@ const UNKNOWN_OUTCOME =
 @ApiTags('Virtual cards')
 @Controller('v1/cards')
 export class CardsController {
-  constructor(private readonly cards: CardsService) {}
+  constructor(
+    private readonly cards: CardsService,
+    private readonly moveMoney: MoveCardMoneyUseCase,
+    private readonly changeState: ChangeCardStateUseCase,
+  ) {}
 
   @Get()
   @Auth()
@@ -67,7 +73,7 @@ export class CardsController {
   @ApiConflictResponse({ description: `${TERMINATED}; \`card_frozen\`: unfreeze it first; \`idempotency_in_progress\`` })
   @ApiGatewayTimeoutResponse({ description: UNKNOWN_OUTCOME })
   topUp(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: CardAmountDto): Promise<CardOperationResultDto> {
-    return this.cards.topUp(user, id, body);
+    return this.moveMoney.topUp(user, id, body);
   }
 
   @Post(':id/withdraw')
@@ -84,7 +90,7 @@ export class CardsController {
   @ApiConflictResponse({ description: `${TERMINATED}; \`card_frozen\`: unfreeze it first; \`idempotency_in_progress\`` })
   @ApiGatewayTimeoutResponse({ description: UNKNOWN_OUTCOME })
   withdraw(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: CardAmountDto): Promise<CardOperationResultDto> {
-    return this.cards.withdraw(user, id, body);
+    return this.moveMoney.withdraw(user, id, body);
   }
 
   @Post(':id/freeze')
@@ -100,7 +106,7 @@ export class CardsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: TERMINATED })
   freeze(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardOperationResultDto> {
-    return this.cards.freeze(user, id);
+    return this.changeState.freeze(user, id);
   }
 
   @Post(':id/unfreeze')
@@ -115,7 +121,7 @@ export class CardsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: TERMINATED })
   unfreeze(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardOperationResultDto> {
-    return this.cards.unfreeze(user, id);
+    return this.changeState.unfreeze(user, id);
   }
 
   @Post(':id/terminate')
@@ -131,7 +137,7 @@ export class CardsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: TERMINATED })
   terminate(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardOperationResultDto> {
-    return this.cards.terminate(user, id);
+    return this.changeState.terminate(user, id);
   }
 
   @Get(':id/transactions')

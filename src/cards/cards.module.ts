@@ -1,15 +1,31 @@
 import { CardOperationsSweeper } from './card-operations.sweeper';
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { DatabaseModule } from '../database/database.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { ProviderModule } from '../provider/provider.module';
 import { CardUsersController } from './card-users.controller';
 import { CardUsersService } from './card-users.service';
 import { CardOperationsController, CardsController } from './cards.controller';
 import { CardsRepository } from './cards.repository';
 import { CardsService } from './cards.service';
+import { CardOperationRunner } from './card-operation-runner';
+import { ChangeCardStateUseCase } from './change-card-state.use-case';
+import { MoveCardMoneyUseCase } from './move-card-money.use-case';
 
 /** Virtual cards: card users, cards and card operations (merchant-api.md, "Virtual cards"). */
 @Module({
+  imports: [AuthModule, DatabaseModule, IdempotencyModule, ProviderModule],
   controllers: [CardUsersController, CardsController, CardOperationsController],
-  providers: [CardUsersService, CardsService, CardsRepository, CardOperationsSweeper],
+  providers: [
+    CardUsersService,
+    CardsService,
+    CardOperationRunner,
+    MoveCardMoneyUseCase,
+    ChangeCardStateUseCase,
+    CardsRepository,
+    CardOperationsSweeper,
+  ],
   exports: [CardsService, CardUsersService, CardsRepository],
 })
 export class CardsModule {}

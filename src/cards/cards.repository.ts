@@ -9,9 +9,7 @@ import type { NewAuditEvent } from '../audit/audit.types';
 import type {
   CardFilter,
   CardOperationFilter,
-  CardOperationKind,
   CardOperationRecord,
-  CardOperationStatus,
   CardRecord,
   CardRefresh,
   CardStatus,
@@ -24,13 +22,9 @@ import type {
   OperationOutcome,
   PageRequest,
 } from './card.types';
-
-type CardUserRow = Prisma.CardUserGetPayload<object>;
-type CardRow = Prisma.CardGetPayload<object>;
-type OperationRow = Prisma.CardOperationGetPayload<{ include: { cardUser: { select: { ownerId: true } } } }>;
+import { outcomeData, toCard, toCardUser, toOperation, WITH_OWNER, type CardRow } from './cards.rows';
 
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
-const WITH_OWNER = { cardUser: { select: { ownerId: true } } } as const;
 
 /**
  * Card users, cards and card operations: the only user of Prisma in this area. Nothing here ever
@@ -273,7 +267,7 @@ export class CardsRepository {
       const failureReason =
         resolution.status === 'FAILED' ? 'Decided FAILED by a person after checking with the provider (manual resolution)' : null;
       const moved = await tx.$queryRaw<{ id: string; card_id: string | null }[]>`
-        UPDATE card_operations SET status = ${resolution.status}, failure_reason = ${failureReason},
+        UPDATE card_operations SET status = ${resolution.status}::"CardOperationStatus", failure_reason = ${failureReason},
           resolved_by = ${resolution.actor}, resolution_note = ${resolution.note}, resolved_at = now()
         WHERE id = ${id}::uuid AND status = 'UNKNOWN'
         RETURNING id::text AS id, card_id::text AS card_id`;
@@ -302,52 +296,4 @@ function afterPosition(after: { createdAt: Date; id: string }) {
 async function lockCard(tx: Prisma.TransactionClient, id: string): Promise<CardRow> {
   await tx.$queryRaw`SELECT id FROM cards WHERE id = ${id}::uuid FOR UPDATE`;
   return tx.card.findUniqueOrThrow({ where: { id } });
-}
-
-function outcomeData(outcome: OperationOutcome): Prisma.CardOperationUncheckedUpdateInput {
-  const response =
-    outcome.providerResponse === undefined
-      ? undefined
-      : (JSON.parse(JSON.stringify(outcome.providerResponse ?? null)) as Prisma.InputJsonValue);
-  if (outcome.status === 'SUCCEEDED') {
-    return {
-      status: 'SUCCEEDED',
-      completedAt: new Date(),
-      providerResponse: response,
-      providerTransactionId: outcome.providerTransactionId ?? undefined,
-      newBalance: outcome.newBalance ?? undefined,
-    };
-  }
-  return {
-    status: outcome.status,
-    completedAt: new Date(),
-    failureReason: outcome.failureReason.slice(0, 1000),
-    providerResponse: response,
-  };
-}
-
-function decimalText(value: { toFixed(): string } | null): string | null {
-  return value === null ? null : value.toFixed();
-}
-
-function toCardUser(row: CardUserRow): CardUserRecord {
-  // The sealed id number stays in the repository: nothing above it needs it back.
-  const { idNumberEncrypted: _sealed, ...user } = row;
-  return user;
-}
-
-function toCard(row: CardRow): CardRecord {
-  return { ...row, status: row.status as CardStatus, lastKnownBalance: decimalText(row.lastKnownBalance) };
-}
-
-function toOperation(row: OperationRow): CardOperationRecord {
-  const { cardUser, ...operation } = row;
-  return {
-    ...operation,
-    ownerId: cardUser.ownerId,
-    kind: row.kind as CardOperationKind,
-    status: row.status as CardOperationStatus,
-    amount: decimalText(row.amount),
-    newBalance: decimalText(row.newBalance),
-  };
 }

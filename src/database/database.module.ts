@@ -1,6 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { PrismaService } from './prisma.service';
 
-@Global()
+/** PrismaService for the repositories of the modules that import it. */
 @Module({ providers: [PrismaService], exports: [PrismaService] })
 export class DatabaseModule {}

@@ -1,10 +1,15 @@
 import { DistributionsSweeper } from './distributions.sweeper';
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { DatabaseModule } from '../database/database.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { ProviderModule } from '../provider/provider.module';
 import { DistributionsController } from './distributions.controller';
 import { DistributionsRepository } from './distributions.repository';
 import { DistributionsService } from './distributions.service';
 
 @Module({
+  imports: [AuthModule, DatabaseModule, IdempotencyModule, ProviderModule],
   controllers: [DistributionsController],
   providers: [DistributionsService, DistributionsRepository, DistributionsSweeper],
   exports: [DistributionsService, DistributionsRepository],

@@ -2,6 +2,8 @@ import { markInterruptedUnknown } from '../database/interrupted-work';
 import { isUniqueViolation } from '../database/unique-violation';
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
+import type { DistributionKind as DbDistributionKind, DistributionStatus as DbDistributionStatus } from '../generated/prisma/enums';
+import type { Proven, SameValues } from '../database/same-values';
 import { PrismaService } from '../database/prisma.service';
 import { linkIdempotentResource } from '../idempotency/idempotency.repository';
 import { appendAuditEvent } from '../audit/audit.repository';
@@ -15,6 +17,12 @@ import type {
   DistributionStatus,
   NewDistribution,
 } from './distribution.types';
+
+/** The unions of distribution.types.ts are the database enums, value for value: the rows are mapped without casts. */
+export type DistributionEnumsMatch = [
+  Proven<SameValues<DistributionKind, DbDistributionKind>>,
+  Proven<SameValues<DistributionStatus, DbDistributionStatus>>,
+];
 
 type DistributionRow = Prisma.DistributionGetPayload<{ include: { shares: true } }>;
 const WITH_SHARES = { shares: { orderBy: { position: 'asc' } } } as const;
@@ -147,7 +155,7 @@ export class DistributionsRepository {
       const failureReason =
         resolution.status === 'REJECTED' ? 'Decided REJECTED by a person after checking with the provider (manual resolution)' : null;
       const moved = await tx.$queryRaw<{ id: string }[]>`
-        UPDATE distributions SET status = ${resolution.status}, failure_reason = ${failureReason},
+        UPDATE distributions SET status = ${resolution.status}::"DistributionStatus", failure_reason = ${failureReason},
           resolved_by = ${resolution.actor}, resolution_note = ${resolution.note}, resolved_at = now()
         WHERE id = ${id}::uuid AND status = 'UNKNOWN'
         RETURNING id::text AS id`;
@@ -161,14 +169,14 @@ export class DistributionsRepository {
 function toRecord(row: DistributionRow): DistributionRecord {
   return {
     id: row.id,
-    kind: row.kind as DistributionKind,
+    kind: row.kind,
     createdBy: row.createdBy,
     paymentReceiver: row.paymentReceiver,
     paymentId: row.paymentId,
     payer: row.payer,
     amount: row.amount.toFixed(),
     currency: row.currency,
-    status: row.status as DistributionStatus,
+    status: row.status,
     providerMessage: row.providerMessage,
     failureReason: row.failureReason,
     providerRequest: row.providerRequest,

@@ -1,7 +1,12 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../database/database.module';
 import { HealthController } from './health.controller';
 import { HealthRepository } from './health.repository';
 import { HealthService } from './health.service';
 
-@Module({ controllers: [HealthController], providers: [HealthService, HealthRepository] })
+@Module({
+  imports: [DatabaseModule],
+  controllers: [HealthController],
+  providers: [HealthService, HealthRepository],
+})
 export class HealthModule {}

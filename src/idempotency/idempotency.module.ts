@@ -1,25 +1,18 @@
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../database/database.module';
 import { IdempotencyPurgeScheduler } from './idempotency-purge.scheduler';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
-import { IDEMPOTENCY_OPTIONS, IdempotencyService, type IdempotencyOptions } from './idempotency.service';
-
-const PROVIDERS = [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyPurgeScheduler];
-const EXPORTS = [IdempotencyService, IdempotencyInterceptor, IdempotencyRepository];
+import { IdempotencyService } from './idempotency.service';
 
 /**
- * Global, so that any controller can use `@Idempotent(...)`. Import it as is for the defaults
- * (5 s wait, 24 h keys, a lease of the provider timeout plus 5 s), or through `forRoot(options)`.
+ * Imported by every module whose controllers use `@Idempotent(...)` or whose services register a
+ * recovery: one IdempotencyService for the whole app (its recoveries and in-flight records), with
+ * the defaults (5 s wait, 24 h keys, a lease of the provider timeout plus 5 s).
  */
-@Global()
-@Module({ providers: PROVIDERS, exports: EXPORTS })
-export class IdempotencyModule {
-  static forRoot(options: IdempotencyOptions): DynamicModule {
-    return {
-      module: IdempotencyModule,
-      global: true,
-      providers: [{ provide: IDEMPOTENCY_OPTIONS, useValue: options }],
-      exports: [IDEMPOTENCY_OPTIONS],
-    };
-  }
-}
+@Module({
+  imports: [DatabaseModule],
+  providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyPurgeScheduler],
+  exports: [IdempotencyService, IdempotencyInterceptor, IdempotencyRepository],
+})
+export class IdempotencyModule {}

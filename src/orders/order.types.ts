@@ -1,5 +1,7 @@
 /** Domain shapes of the orders area; Prisma's types stay inside the repositories. */
 
+import type { CallbackRecord } from '../callbacks/callback.types';
+
 export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'EXPIRED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
@@ -10,7 +12,9 @@ export const FINAL_STATUSES: readonly OrderStatus[] = ['SUCCEEDED', 'FAILED'];
 export const CALLBACK_DECIDABLE: readonly OrderStatus[] = ['PENDING', 'PROCESSING', 'UNKNOWN', 'EXPIRED'];
 
 export type CallbackOutcome = 'success' | 'failure';
-export type CallbackResult = 'APPLIED' | 'DUPLICATE' | 'CONFLICT' | 'REJECTED';
+
+/** What a provider callback may do to an order: the callbacks area decides it, the orders area makes it. */
+export type CallbackTransition = { kind: 'decide'; to: Extract<OrderStatus, 'SUCCEEDED' | 'FAILED'> } | { kind: 'flag_for_review' };
 
 export interface OrderRecord {
   id: string;
@@ -47,22 +51,6 @@ export interface StatusChangeRecord {
   actor: string | null;
   note: string | null;
   at: Date;
-}
-
-export interface CallbackRecord {
-  id: string;
-  orderId: string | null;
-  pathOrderId: string;
-  outcome: string;
-  result: CallbackResult;
-  method: string;
-  query: unknown;
-  headers: unknown;
-  contentType: string | null;
-  rawBody: string | null;
-  remoteIp: string | null;
-  requestId: string | null;
-  receivedAt: Date;
 }
 
 /** An order as its detail shows it: with its history and its callbacks, read in one statement. */
@@ -135,18 +123,4 @@ export interface ResolvableGuard {
 export interface ManualOrderChange {
   order: OrderRecord;
   event: OrderStatusEvent;
-}
-
-/** A callback as it arrived, before it is stored. */
-export type IncomingCallback = Pick<
-  CallbackRecord,
-  'pathOrderId' | 'outcome' | 'method' | 'query' | 'headers' | 'contentType' | 'rawBody' | 'remoteIp' | 'requestId'
-> & {
-  /** Set only when the token proved this URL was issued for this order and outcome. */
-  verifiedOrderId: string | null;
-};
-
-export interface CallbackApplication {
-  callback: CallbackRecord;
-  event?: OrderStatusEvent;
 }

@@ -1,4 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { DatabaseModule } from '../database/database.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { ProviderModule } from '../provider/provider.module';
 import { AuditModule } from '../audit/audit.module';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
@@ -11,7 +16,7 @@ import { OrdersService } from './orders.service';
 @Module({
   controllers: [OrdersController],
   providers: [OrdersService, OrdersRepository, OrderEventsService, OrderStreams, OrderExpiryScheduler, CallbackUrlsService],
-  imports: [AuditModule],
+  imports: [AuditModule, AuthModule, DatabaseModule, IdempotencyModule, MetricsModule, ProviderModule],
   exports: [OrdersService, CallbackUrlsService, OrdersRepository, OrderEventsService],
 })
 export class OrdersModule {}

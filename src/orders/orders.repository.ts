@@ -2,13 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
+import type { Proven, SameValues } from '../database/same-values';
 import {
-  CALLBACK_DECIDABLE,
-  type CallbackApplication,
-  type CallbackOutcome,
-  type CallbackRecord,
-  type CallbackResult,
-  type IncomingCallback,
+  type CallbackTransition,
   type ManualActor,
   type ManualOrderChange,
   type ManualOrderOutcome,
@@ -40,6 +37,9 @@ import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 
+/** ORDER_STATUSES (order.types.ts) is the database enum, value for value. */
+export type OrderEnumsMatch = Proven<SameValues<OrderStatus, DbOrderStatus>>;
+
 type Tx = Prisma.TransactionClient;
 type OrderRow = Prisma.OrderGetPayload<object>;
 
@@ -47,8 +47,6 @@ export const ORDER_EVENTS_CHANNEL = 'order_status';
 /** The resource type of an order on its idempotency record. */
 export const ORDER_RESOURCE = 'order';
 const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
-
-export type { CallbackApplication, IncomingCallback } from './order.types';
 
 /**
  * Orders, their history and their callbacks. Every state change happens in one transaction with
@@ -93,48 +91,36 @@ export class OrdersRepository {
     return { order, event: row.changeId ? eventOf(orderId, row, 'PENDING', outcome.status, reason) : undefined };
   }
 
-  /** Stores the callback and applies what it says, atomically; the stored record says what happened. */
-  async applyCallback(incoming: IncomingCallback): Promise<CallbackApplication> {
-    return this.prisma.$transaction(async (tx) => {
-      const order = incoming.verifiedOrderId ? await lockOrder(tx, incoming.verifiedOrderId) : null;
-      const outcome = incoming.outcome as CallbackOutcome;
-      const result: CallbackResult = !order ? 'REJECTED' : decideCallback(order.status, outcome);
-      const callback = await tx.providerCallback.create({
-        data: {
-          orderId: order?.id ?? null,
-          pathOrderId: incoming.pathOrderId.slice(0, 100),
-          outcome: incoming.outcome.slice(0, 20),
-          result,
-          method: incoming.method,
-          query: incoming.query ?? {},
-          headers: incoming.headers ?? {},
-          contentType: incoming.contentType,
-          rawBody: incoming.rawBody,
-          remoteIp: incoming.remoteIp,
-          requestId: incoming.requestId,
-        },
-      });
-      if (!order || result === 'DUPLICATE') return { callback: toCallback(callback) };
-      if (result === 'CONFLICT') {
-        await tx.order.update({ where: { id: order.id }, data: { needsReview: true } });
-        return { callback: toCallback(callback) };
-      }
-      const next: OrderStatus = outcome === 'success' ? 'SUCCEEDED' : 'FAILED';
-      await tx.order.update({
-        where: { id: order.id },
-        data: { status: next, ...(next === 'FAILED' ? { failureReason: 'The provider notified a failed payment' } : {}) },
-      });
-      const event = await this.recordChange(
-        tx,
-        order.id,
-        order.status,
-        next,
-        outcome === 'success' ? 'callback_success' : 'callback_failure',
-        'Decided by the provider callback',
-        callback.id,
-      );
-      return { callback: toCallback(callback), event };
-    }, TX_LIMITS);
+  /**
+   * For the callbacks area, in the transaction that stores a callback: the order, locked until
+   * that transaction ends, so that the callback's decision and its transition see the same status.
+   */
+  async lockForCallback(tx: Tx, orderId: string): Promise<OrderRecord | undefined> {
+    const row = await lockOrder(tx, orderId);
+    return row ? toOrder(row) : undefined;
+  }
+
+  /**
+   * The transition a callback decided, in the transaction that stores it (the order locked first
+   * by lockForCallback): a decision with its history entry naming the callback, or a review flag.
+   */
+  async applyCallbackTransition(
+    tx: Tx,
+    order: OrderRecord,
+    transition: CallbackTransition,
+    callbackId: string,
+  ): Promise<OrderStatusEvent | undefined> {
+    if (transition.kind === 'flag_for_review') {
+      await tx.order.update({ where: { id: order.id }, data: { needsReview: true } });
+      return undefined;
+    }
+    const next = transition.to;
+    await tx.order.update({
+      where: { id: order.id },
+      data: { status: next, ...(next === 'FAILED' ? { failureReason: 'The provider notified a failed payment' } : {}) },
+    });
+    const reason = next === 'SUCCEEDED' ? 'callback_success' : 'callback_failure';
+    return this.recordChange(tx, order.id, order.status, next, reason, 'Decided by the provider callback', callbackId);
   }
 
   /**
@@ -337,12 +323,6 @@ export class OrdersRepository {
   }
 }
 
-function decideCallback(status: OrderStatus, outcome: CallbackOutcome): CallbackResult {
-  if (CALLBACK_DECIDABLE.includes(status)) return 'APPLIED';
-  const agrees = (status === 'SUCCEEDED' && outcome === 'success') || (status === 'FAILED' && outcome === 'failure');
-  return agrees ? 'DUPLICATE' : 'CONFLICT';
-}
-
 async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
   await tx.$queryRaw`SELECT id FROM orders WHERE id = ${id}::uuid FOR UPDATE`;
   return tx.order.findUnique({ where: { id } });
@@ -350,8 +330,4 @@ async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
 
 function toOrder(row: OrderRow): OrderRecord {
   return { ...row, status: row.status, amount: row.amount.toFixed() };
-}
-
-function toCallback(row: Prisma.ProviderCallbackGetPayload<object>): CallbackRecord {
-  return { ...row, result: row.result };
 }

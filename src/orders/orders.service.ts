@@ -20,7 +20,7 @@ import { OrderStreams, type OrderStreamClient } from './order-streams';
 import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { ORDER_RESOURCE, OrdersRepository, type IncomingCallback } from './orders.repository';
+import { ORDER_RESOURCE, OrdersRepository } from './orders.repository';
 
 const EXPORT_BATCH_SIZE = 1_000;
 /** Counting orders by status reads the whole table (its smallest index): done this often, whatever the scrape rate. */
@@ -223,13 +223,6 @@ export class OrdersService implements OnModuleInit {
       slot.release();
       throw error;
     }
-  }
-
-  /** For the callbacks area: stores and applies a provider callback, then tells the listeners. */
-  async applyCallback(incoming: IncomingCallback) {
-    const applied = await this.orders.applyCallback(incoming);
-    this.events.publishLocal(applied.event);
-    return applied.callback;
   }
 
   /** Existing and visible to this user, or 404: another customer's order does not exist for them. */

@@ -1,4 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { AgentBudgetRepository } from './agent-budget.repository';
 import { AgentBudgetService } from './agent-budget.service';
 import { AgentBudgetSweeper } from './agent-budget.sweeper';
@@ -16,8 +18,8 @@ import { ProviderTransport } from './provider-transport';
 
 const areaClients = [PayinClient, CardsClient, WalletLinkClient, DistributionClient, ProviderAuthClient];
 
-@Global()
 @Module({
+  imports: [DatabaseModule, MetricsModule],
   providers: [
     ProviderTransport,
     ProviderCallRepository,

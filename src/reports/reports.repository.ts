@@ -105,7 +105,7 @@ export class AttentionRepository {
     const [{ before }] = await this.prisma.$queryRaw<
       { before: Date }[]
     >`SELECT now() - make_interval(secs => ${stalePendingSeconds}) AS before`;
-    const unknownOperations = { status: 'UNKNOWN' };
+    const unknownOperations = { status: 'UNKNOWN' } as const;
     const [unknown, expired, stalePending, needsReview, operationCount, operations, distributionCount, distributions] = await Promise.all([
       orderQueue({ status: 'UNKNOWN' }),
       orderQueue({ status: 'EXPIRED' }),

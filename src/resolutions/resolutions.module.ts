@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CardsModule } from '../cards/cards.module';
 import { DistributionsModule } from '../distributions/distributions.module';
 import { OrdersModule } from '../orders/orders.module';
@@ -13,7 +15,7 @@ import { ResolutionsController } from './resolutions.controller';
  * its area's repository, which commits the change, its history and its audit event together.
  */
 @Module({
-  imports: [OrdersModule, CardsModule, DistributionsModule],
+  imports: [AuthModule, IdempotencyModule, OrdersModule, CardsModule, DistributionsModule],
   controllers: [ResolutionsController],
   providers: [ResolveOrderUseCase, ClearOrderReviewUseCase, ResolveCardOperationUseCase, ResolveDistributionUseCase],
 })

@@ -31,10 +31,10 @@ describe('work interrupted between the provider call and the final write', () =>
       cardUserId: cardUser.id,
       cardId: card.id,
       requestedBy: alice.sub,
-      kind: 'TOPUP',
+      kind: 'TOPUP' as const,
       amount: '100',
       currency: 'XAF',
-      status: 'PENDING',
+      status: 'PENDING' as const,
     };
     const stale = await service.prisma.cardOperation.create({ data: { ...base, createdAt: longAgo() } });
     const recent = await service.prisma.cardOperation.create({ data: base });

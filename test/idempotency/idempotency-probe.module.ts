@@ -3,8 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { IsInt, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Auth, CurrentUser } from '../../src/auth/auth.decorator';
+import { AuthModule } from '../../src/auth/auth.module';
 import type { AuthUser } from '../../src/auth/auth.types';
 import { DomainError } from '../../src/common/domain-error';
+import { IdempotencyModule } from '../../src/idempotency/idempotency.module';
 import { Idempotent } from '../../src/idempotency/idempotent.decorator';
 import { AgentBudgetExhaustedError } from '../../src/provider/provider.errors';
 
@@ -135,5 +137,5 @@ class IdempotencyProbeController {
   }
 }
 
-@Module({ controllers: [IdempotencyProbeController] })
+@Module({ imports: [AuthModule, IdempotencyModule], controllers: [IdempotencyProbeController] })
 export class IdempotencyProbeModule {}

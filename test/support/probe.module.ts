@@ -2,6 +2,7 @@ import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsEmail, IsInt, IsString, Min, ValidateNested } from 'class-validator';
 import { Auth, CurrentUser } from '../../src/auth/auth.decorator';
+import { AuthModule } from '../../src/auth/auth.module';
 import type { AuthUser } from '../../src/auth/auth.types';
 import { AgentBudgetExhaustedError } from '../../src/provider/provider.errors';
 
@@ -49,5 +50,5 @@ class ProbeController {
   }
 }
 
-@Module({ controllers: [ProbeController] })
+@Module({ imports: [AuthModule], controllers: [ProbeController] })
 export class ProbeModule {}

@@ -1,0 +1,95 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { AuthUser } from '../auth/auth.types';
+import { ValidationFailedError } from '../common/domain-error';
+import { validateAmountForCurrency } from '../common/money.validator';
+import type { AppConfig } from '../config/app-config';
+import { InjectConfig } from '../config/config.module';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { redact } from '../logging/redaction';
+import { CardsClient } from '../provider/clients/cards.client';
+import { toOperationDto } from './card-mappers';
+import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
+import type { CardAmountDto, CardOperationResultDto } from './cards.dto';
+import { CardFrozenError } from './cards.errors';
+import { CardsRepository } from './cards.repository';
+
+/** The resource type on idempotency records: a top-up or withdrawal answers its operation. */
+const CARD_OPERATION_RESOURCE = 'card_operation';
+
+/**
+ * Top-ups and withdrawals. The operation is stored PENDING (linked to the request's idempotency
+ * record) before the provider is asked; the provider's answer makes it SUCCEEDED with the new
+ * balance, a refusal or a proof nothing was sent FAILED, a lost answer UNKNOWN (never retried by
+ * itself). Money does not move on a frozen or terminated card: refused before anything is stored.
+ */
+@Injectable()
+export class MoveCardMoneyUseCase implements OnModuleInit {
+  constructor(
+    private readonly repository: CardsRepository,
+    private readonly provider: CardsClient,
+    private readonly runner: CardOperationRunner,
+    private readonly idempotency: IdempotencyService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  /** What a retry answers when the request it repeats died after storing its operation. */
+  onModuleInit() {
+    this.idempotency.registerRecovery({
+      type: CARD_OPERATION_RESOURCE,
+      scopes: ['cards.topup', 'cards.withdraw'],
+      answer: (id) => this.recoveredOperation(id),
+    });
+  }
+
+  topUp(user: AuthUser, id: string, dto: CardAmountDto): Promise<CardOperationResultDto> {
+    return this.moveMoney(user, id, dto, 'TOPUP');
+  }
+
+  withdraw(user: AuthUser, id: string, dto: CardAmountDto): Promise<CardOperationResultDto> {
+    return this.moveMoney(user, id, dto, 'WITHDRAW');
+  }
+
+  private async moveMoney(user: AuthUser, id: string, dto: CardAmountDto, kind: 'TOPUP' | 'WITHDRAW'): Promise<CardOperationResultDto> {
+    const card = await this.runner.findForChange(user, id);
+    const checked = validateAmountForCurrency(dto.amount, card.currency, this.config.currencies);
+    if ('errors' in checked) throw new ValidationFailedError(checked.errors);
+    refuseIfTerminated(card);
+    if (card.status === 'FROZEN') throw new CardFrozenError(card.id);
+    const amount = checked.money.toString();
+
+    const operation = await this.repository.startOperation(
+      { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind, amount, currency: card.currency },
+      this.runner.linkTo(CARD_OPERATION_RESOURCE),
+    );
+    const answer = await this.runner.run(operation, () =>
+      kind === 'TOPUP'
+        ? this.provider.topUp(card.providerCardId, amount, card.currency)
+        : this.provider.withdraw(card.providerCardId, amount, card.currency),
+    );
+    const newBalance = this.runner.readBalance(card, answer?.new_balance, 'new_balance');
+    const transactionId = typeof answer?.transaction_id === 'string' && answer.transaction_id ? answer.transaction_id : null;
+    if (!transactionId)
+      this.runner.logger.warn(
+        { cardId: card.id, operationId: operation.id },
+        `card ${kind.toLowerCase()}: the provider answered without transaction_id`,
+      );
+    const done = await this.repository.completeCardOperation(
+      operation.id,
+      card.id,
+      { status: 'SUCCEEDED', providerResponse: redact(answer), providerTransactionId: transactionId, newBalance },
+      { balance: newBalance },
+    );
+    this.runner.logger.info(
+      { cardId: card.id, operationId: done.operation.id, kind, amount, currency: card.currency },
+      'card operation succeeded',
+    );
+    return { ...toOperationDto(done.operation, this.config.currencies), cardStatus: done.card.status };
+  }
+
+  /** The operation with its stored outcome (UNKNOWN once swept), shaped as the route's answer. */
+  private async recoveredOperation(operationId: string): Promise<CardOperationResultDto | undefined> {
+    const operation = await this.repository.findOperation(operationId);
+    const card = operation?.cardId ? await this.repository.findCard(operation.cardId) : undefined;
+    return operation && card && { ...toOperationDto(operation, this.config.currencies), cardStatus: card.status };
+  }
+}
