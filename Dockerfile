@@ -31,7 +31,10 @@ RUN npm run build
 
 # --- runtime: production dependencies only, the compiled service, the migrations ---------------
 FROM ${NODE_IMAGE} AS runtime
+# MALLOC_ARENA_MAX=1: as `npm run start:prod`: glibc's per-thread malloc arenas kept 20-40 MB that V8's
+# background compiler threads had freed (measured idle RSS 205 MB -> 165-190 MB, no throughput cost seen).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=1 \
     PORT=3000 \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false \

@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -198,19 +198,26 @@ async function main() {
     groups.push(sandbox);
     await waitUntilAnswering(sandbox, `http://127.0.0.1:${sandboxPort}/__sandbox/stats`);
 
-    const service = startGroup('service', process.execPath, ['-r', './bench/count-statements.cjs', 'dist/main.js'], {
-      cwd: root,
-      env: {
-        ...common,
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(servicePort),
-        PUBLIC_BASE_URL: `http://127.0.0.1:${servicePort}`,
-        LOG_LEVEL: 'info',
-        BENCH_COUNTER_PORT: String(serviceCounterPort),
+    const production = productionCommand(root);
+    const service = startGroup(
+      'service',
+      process.execPath,
+      [...production.nodeOptions, '-r', './bench/count-statements.cjs', production.entry],
+      {
+        cwd: root,
+        env: {
+          ...common,
+          ...production.env,
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PORT: String(servicePort),
+          PUBLIC_BASE_URL: `http://127.0.0.1:${servicePort}`,
+          LOG_LEVEL: 'info',
+          BENCH_COUNTER_PORT: String(serviceCounterPort),
+        },
+        logFile: join(logDir, 'service.log'),
       },
-      logFile: join(logDir, 'service.log'),
-    });
+    );
     groups.push(service);
     const bare = startGroup('bare', process.execPath, ['-r', './bench/count-statements.cjs', 'bench/bare-server.mjs'], {
       cwd: root,
@@ -242,7 +249,11 @@ async function main() {
     await checkSameAnswers(servers, token, orderIds[0]);
     process.stderr.write(
       `bench: database ${database}, logs in ${logDir}, ${settings.runs} × ${settings.durationSeconds} s per server and path ` +
-        `after ${settings.warmupSeconds} s of warm-up, PROVIDER_AGENT_HOURLY_LIMIT=${settings.agentHourlyLimit}\n`,
+        `after ${settings.warmupSeconds} s of warm-up, PROVIDER_AGENT_HOURLY_LIMIT=${settings.agentHourlyLimit}\n` +
+        `bench: service started as start:prod runs it: ${Object.entries(production.env)
+          .map(([name, value]) => `${name}=${value} `)
+          .join('')}` +
+        `node ${production.nodeOptions.join(' ')} ${production.entry}\n`,
     );
     const results = [];
     for (const path of PATHS) {
@@ -272,3 +283,20 @@ main().catch((error) => {
   process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
+
+/**
+ * The service runs as `npm run start:prod` runs it (its environment assignments and node options, read from
+ * package.json), but without npm in between: npm's own process would be counted in the service's CPU and memory.
+ */
+function productionCommand(root) {
+  const script = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['start:prod'];
+  const words = script.trim().split(/\s+/);
+  const env = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [name, ...value] = words.shift().split('=');
+    env[name] = value.join('=');
+  }
+  if (words.shift() !== 'node') throw new Error(`start:prod must run node directly, not: ${script}`);
+  const entry = words.pop();
+  return { env, nodeOptions: words, entry };
+}

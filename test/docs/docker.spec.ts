@@ -136,8 +136,15 @@ describe('the Dockerfile', () => {
     expect(argv.join(' ')).toContain('/health/live');
   });
 
-  it('starts the compiled service and never migrates on start', () => {
+  it('starts the compiled service as `npm run start:prod` does, and never migrates on start', () => {
     expect(execForm(only(runtime, 'CMD'))).toEqual(['node', 'dist/main.js']);
+    const startProd = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start:prod'];
+    const [assignments, command] = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)(.*)$/.exec(startProd)!.slice(1);
+    expect(command).toBe('node dist/main.js');
+    for (const assignment of assignments.trim().split(/\s+/).filter(Boolean)) {
+      const [name, value] = assignment.split('=');
+      expect(envOf(runtime)[name]).toBe(value);
+    }
     expect(all.filter((i) => i.name === 'ENTRYPOINT')).toEqual([]);
     expect(only(runtime, 'CMD')).not.toMatch(/migrat|--migrate/);
   });
