@@ -26,7 +26,8 @@ import {
   OrderPageDto,
   OrderStatusEventDto,
 } from './orders.dto';
-import { OrdersService, provesNotSent } from './orders.service';
+import { provesNotSent } from '../provider/provider.errors';
+import { OrdersService } from './orders.service';
 
 @ApiTags('Pay-in orders')
 @Controller('v1/orders')
