@@ -65,17 +65,11 @@ export interface CallbackRecord {
   receivedAt: Date;
 }
 
-export interface NewOrder {
-  reference: string;
-  customerId: string;
-  amount: string;
-  currency: string;
-  service: number;
-  wallet: string;
-  description: string;
-  payer: string;
-  payerEmail: string;
-}
+/** An order as the request gave it, before it is stored PENDING. */
+export type NewOrder = Pick<
+  OrderRecord,
+  'reference' | 'customerId' | 'amount' | 'currency' | 'service' | 'wallet' | 'description' | 'payer' | 'payerEmail'
+>;
 
 export interface OrderFilter {
   customerId?: string;
@@ -84,12 +78,6 @@ export interface OrderFilter {
   from?: Date;
   to?: Date;
   needsReview?: boolean;
-}
-
-export interface PageRequest {
-  limit: number;
-  /** Position after which to continue, newest first. */
-  after?: { createdAt: Date; id: string };
 }
 
 /** What the provider's answer to the pay-in did to the order. */

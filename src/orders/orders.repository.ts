@@ -1,3 +1,6 @@
+import type { PageRequest } from '../common/pagination';
+import { keysetPage, withinPeriod } from '../database/list-queries';
+import { TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
@@ -13,7 +16,6 @@ import type {
   OrderRecord,
   OrderStatus,
   OrderStatusEvent,
-  PageRequest,
   ResolvableGuard,
   StatusChangeRecord,
   SubmissionOutcome,
@@ -30,7 +32,6 @@ type OrderRow = Prisma.OrderGetPayload<object>;
 export const ORDER_EVENTS_CHANNEL = 'order_status';
 /** The resource type of an order on its idempotency record. */
 export const ORDER_RESOURCE = 'order';
-const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
 /** A callback as it arrived, before it is stored. */
 export type IncomingCallback = Pick<
@@ -65,7 +66,7 @@ export class OrdersRepository {
       if (idempotencyRecordId) await linkIdempotentResource(tx, idempotencyRecordId, { type: ORDER_RESOURCE, id: row.id });
       const event = await this.recordChange(tx, row.id, null, 'PENDING', 'created', 'Order stored, not yet sent to the provider');
       return { order: toOrder(row), event };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /** Marks the order as handed to the provider: from here on a crash leaves it visibly in doubt. */
@@ -107,7 +108,7 @@ export class OrdersRepository {
       const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
       const event = await this.recordChange(tx, orderId, 'PENDING', outcome.status, reason, detail);
       return { order: toOrder(row), event };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /** Stores the callback and applies what it says, atomically; the stored record says what happened. */
@@ -151,7 +152,7 @@ export class OrdersRepository {
         callback.id,
       );
       return { callback: toCallback(callback), event };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /**
@@ -190,7 +191,7 @@ export class OrdersRepository {
         );
       }
       return events;
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
@@ -239,18 +240,9 @@ export class OrdersRepository {
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.currency ? { currency: filter.currency } : {}),
       ...(filter.needsReview !== undefined ? { needsReview: filter.needsReview } : {}),
-      ...(filter.from || filter.to
-        ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
-        : {}),
+      ...withinPeriod('createdAt', filter),
     };
-    const after = page.after;
-    const rows = await this.prisma.order.findMany({
-      where: after
-        ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
-        : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-    });
+    const rows = await this.prisma.order.findMany(keysetPage('createdAt', where, page));
     return rows.map(toOrder);
   }
 
@@ -307,7 +299,7 @@ export class OrdersRepository {
       const event = await this.recordChange(tx, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /** Clears `needsReview` (guarded: only a flagged order moves), with its history entry and audit event. */
@@ -333,7 +325,7 @@ export class OrdersRepository {
       );
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, status } });
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 }
 

@@ -1,9 +1,7 @@
+import { TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
-
-// Many callers may queue on the lock at once; waiting is expected, failing is not.
-const TRANSACTION_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
 export type BudgetDecision = { granted: true } | { granted: false; retryAfterSeconds: number };
 
