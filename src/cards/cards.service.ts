@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { Money, MoneyError, parseStoredDecimal } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
@@ -9,8 +9,8 @@ import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
-import { ProviderBadResponseError, ProviderError, ProviderRejectedError } from '../provider/provider.errors';
-import { canSee, mayOperate, toCardDto, toOperationDto } from './card-mappers';
+import { ProviderBadResponseError, ProviderError, ProviderRejectedError, provesNotSent } from '../provider/provider.errors';
+import { mayOperate, toCardDto, toOperationDto } from './card-mappers';
 import { CardUsersService } from './card-users.service';
 import {
   PROVIDER_CARD_STATUS,
@@ -20,31 +20,21 @@ import {
   type CardStatus,
   type OperationOutcome,
 } from './card.types';
-import { DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
-import { afterCursor, decodeOffsetCursor, encodeOffsetCursor, positionOf } from './cards.cursor';
-import type {
-  CardAmountDto,
-  CardDetailDto,
-  CardOperationDto,
-  CardOperationPageDto,
-  CardOperationResultDto,
-  CardPageDto,
-  CardTransactionDto,
-  CardTransactionPageDto,
-  CreateCardDto,
-  CreatedCardDto,
-  ListCardOperationsQueryDto,
-  ListCardsQueryDto,
-} from './cards.dto';
-import { isZeroAmount } from './cards.dto';
 import {
-  CardCreationIncompleteError,
-  CardFrozenError,
-  CardProviderError,
-  CardTerminatedError,
-  maskCardNumbersIn,
-  provesNotSent,
-} from './cards.errors';
+  afterCursor,
+  decodeOffsetCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeOffsetCursor,
+  positionOf,
+  toPage,
+  UUID_PATTERN,
+  type PageQueryDto,
+} from '../common/pagination';
+import type { CardAmountDto, CardDetailDto, CardPageDto, CreateCardDto, CreatedCardDto, ListCardsQueryDto } from './cards.dto';
+import type { CardOperationDto, CardOperationPageDto, CardOperationResultDto, ListCardOperationsQueryDto } from './card-operations.dto';
+import type { CardTransactionDto, CardTransactionPageDto } from './card-transactions.dto';
+import { isZeroAmount } from './cards.dto';
+import { CardCreationIncompleteError, CardFrozenError, CardProviderError, CardTerminatedError, maskCardNumbersIn } from './cards.errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CardsRepository } from './cards.repository';
 
@@ -211,7 +201,7 @@ export class CardsService implements OnModuleInit {
   async list(user: AuthUser, query: ListCardsQueryDto): Promise<CardPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.repository.listCards(
-      { ownerId: canReadAll(user) ? undefined : user.id, cardUserId: query.cardUserId, status: query.status },
+      { ownerId: visibleOwnerOf(user), cardUserId: query.cardUserId, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     return toPage(rows, limit, positionOf, (c) => toCardDto(c, this.config.currencies));
