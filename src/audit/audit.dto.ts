@@ -1,15 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { PageDto, PageQueryDto, PeriodQueryDto } from '../common/pagination';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditAction, type AuditResourceType } from './audit.types';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { Trim } from '../common/validation';
 
 export class AuditFilterQueryDto extends PeriodQueryDto {
   @ApiPropertyOptional({ example: 'alice', description: 'Only what this user (the token `sub`) did' })
   @IsOptional()
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 200)
   actor?: string;
@@ -24,7 +22,7 @@ export class AuditFilterQueryDto extends PeriodQueryDto {
     description: 'Only what was done to this order, card operation or distribution',
   })
   @IsOptional()
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 200)
   resourceId?: string;

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
-import type { AuditAction, AuditEventRecord, AuditFilter, AuditPageRequest, AuditResourceType, NewAuditEvent } from './audit.types';
+import type { PageRequest } from '../common/pagination';
+import { keysetPage, withinPeriod } from '../database/list-queries';
+import type { AuditAction, AuditEventRecord, AuditFilter, AuditResourceType, NewAuditEvent } from './audit.types';
 
 type AuditRow = Prisma.AuditEventGetPayload<object>;
 
@@ -23,35 +25,20 @@ export class AuditRepository {
     return toRecord(await this.prisma.auditEvent.create({ data: toData(event) }));
   }
 
-  async list(filter: AuditFilter, page: AuditPageRequest): Promise<AuditEventRecord[]> {
+  async list(filter: AuditFilter, page: PageRequest): Promise<AuditEventRecord[]> {
     const where: Prisma.AuditEventWhereInput = {
       ...(filter.actor ? { actor: filter.actor } : {}),
       ...(filter.action ? { action: filter.action } : {}),
       ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
-      ...(filter.from || filter.to
-        ? { at: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
-        : {}),
+      ...withinPeriod('at', filter),
     };
-    const after = page.after;
-    const rows = await this.prisma.auditEvent.findMany({
-      where: after ? { AND: [where, { OR: [{ at: { lt: after.at } }, { at: after.at, id: { lt: after.id } }] }] } : where,
-      orderBy: [{ at: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-    });
+    const rows = await this.prisma.auditEvent.findMany(keysetPage('at', where, page));
     return rows.map(toRecord);
   }
 }
 
-function toData(event: NewAuditEvent): Prisma.AuditEventCreateInput {
-  return {
-    actor: event.actor,
-    action: event.action,
-    resourceType: event.resourceType,
-    resourceId: event.resourceId,
-    requestId: event.requestId,
-    note: event.note,
-    ...(event.details ? { details: JSON.parse(JSON.stringify(event.details)) as Prisma.InputJsonValue } : {}),
-  };
+function toData({ details, ...columns }: NewAuditEvent): Prisma.AuditEventCreateInput {
+  return { ...columns, ...(details ? { details: JSON.parse(JSON.stringify(details)) as Prisma.InputJsonValue } : {}) };
 }
 
 function toRecord(row: AuditRow): AuditEventRecord {

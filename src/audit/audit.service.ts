@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../auth/auth.types';
-import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage } from '../common/pagination';
+import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, toPage } from '../common/pagination';
 import { currentRequestId } from '../logging/request-context';
 import type { AuditEventDto, AuditEventPageDto, ListAuditEventsQueryDto } from './audit.dto';
 import { AuditRepository } from './audit.repository';
@@ -36,10 +36,9 @@ export class AuditService {
 
   async list(query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.audit.list(
       { actor: query.actor, action: query.action, resourceId: query.resourceId, ...periodOf(query) },
-      { limit: limit + 1, after },
+      { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     return toPage(rows, limit, (e) => ({ at: e.at, id: e.id }), toDto);
   }

@@ -39,9 +39,3 @@ export interface AuditFilter {
   from?: Date;
   to?: Date;
 }
-
-export interface AuditPageRequest {
-  limit: number;
-  /** Position after which to continue, newest first. */
-  after?: { at: Date; id: string };
-}

@@ -29,6 +29,16 @@ export function canReadAll(user: AuthUser): boolean {
   return hasRole(user, 'finance', 'admin');
 }
 
+/** Who sees a resource: its owner, finance and admin. To anyone else it does not exist (404, never 403). */
+export function canSee(user: AuthUser, ownerId: string): boolean {
+  return canReadAll(user) || ownerId === user.id;
+}
+
+/** The owner a list is limited to by the same rule: the caller for a customer, nobody in particular for finance and admin. */
+export function visibleOwnerOf(user: AuthUser): string | undefined {
+  return canReadAll(user) ? undefined : user.id;
+}
+
 /** Route access rule: no requirement means any authenticated user, and admin may do everything. */
 export function satisfiesRoles(user: AuthUser, required: readonly Role[]): boolean {
   return required.length === 0 || hasRole(user, 'admin', ...required);

@@ -1,3 +1,6 @@
+import type { PageRequest } from '../common/pagination';
+import { keysetPage, withinPeriod } from '../database/list-queries';
+import { PURGE_TRANSACTION_LIMITS, TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
@@ -18,10 +21,6 @@ export interface CallbackFilter {
   from?: Date;
   to?: Date;
 }
-
-const STORE_TRANSACTION_LIMITS = { maxWait: 15_000, timeout: 15_000 };
-// The purge is a background chore: give up rather than queue behind a busy database for long.
-const PURGE_TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 60_000 };
 
 /** The stored callbacks: written together with what they do to their order, read, and purged. */
 @Injectable()
@@ -57,25 +56,17 @@ export class CallbacksRepository {
       const callback = toCallback(row);
       if (!order || !decision.transition) return { callback };
       return { callback, event: await this.orders.applyCallbackTransition(tx, order, decision.transition, row.id) };
-    }, STORE_TRANSACTION_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
-  async list(filter: CallbackFilter, limit: number, after?: { receivedAt: Date; id: string }): Promise<CallbackRecord[]> {
+  async list(filter: CallbackFilter, page: PageRequest): Promise<CallbackRecord[]> {
     const where: Prisma.ProviderCallbackWhereInput = {
       ...(filter.orderId ? { orderId: filter.orderId } : {}),
       ...(filter.outcome ? { outcome: filter.outcome } : {}),
       ...(filter.result ? { result: filter.result } : {}),
-      ...(filter.from || filter.to
-        ? { receivedAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
-        : {}),
+      ...withinPeriod('receivedAt', filter),
     };
-    const rows = await this.prisma.providerCallback.findMany({
-      where: after
-        ? { AND: [where, { OR: [{ receivedAt: { lt: after.receivedAt } }, { receivedAt: after.receivedAt, id: { lt: after.id } }] }] }
-        : where,
-      orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
-      take: limit,
-    });
+    const rows = await this.prisma.providerCallback.findMany(keysetPage('receivedAt', where, page));
     return rows.map(toCallback);
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
 import { truncateUtf8 } from '../common/truncate-utf8';
-import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
+import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { redact, REDACTED, storableJson, storableText } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
 import { CallbackUrlsService } from '../orders/callback-urls.service';
@@ -81,11 +81,9 @@ export class CallbacksService {
 
   async list(query: ListCallbacksQueryDto): Promise<CallbackPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.callbacks.list(
       { orderId: query.orderId, outcome: query.outcome, result: query.result, ...periodOf(query) },
-      limit + 1,
-      after && { receivedAt: after.at, id: after.id },
+      { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     return toPage(rows, limit, (c) => ({ at: c.receivedAt, id: c.id }), toDto);
   }

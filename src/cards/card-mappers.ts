@@ -1,31 +1,15 @@
-import { canReadAll, hasRole, type AuthUser } from '../auth/auth.types';
-import { MoneyError, parseStoredDecimal } from '../common/money';
+import { hasRole, type AuthUser } from '../auth/auth.types';
+import { formatStoredAmount } from '../common/money';
 import type { CurrencyRule } from '../config/app-config';
 import { maskCardNumber } from '../logging/redaction';
 import type { CardOperationRecord, CardRecord, CardUserRecord } from './card.types';
-import type { CardDto, CardOperationDto, CardUserDto } from './cards.dto';
-
-/** Finance and admin read every card user, card and operation; a customer only its own. */
-export function canSee(user: AuthUser, ownerId: string): boolean {
-  return canReadAll(user) || ownerId === user.id;
-}
+import type { CardUserDto } from './card-users.dto';
+import type { CardDto } from './cards.dto';
+import type { CardOperationDto } from './card-operations.dto';
 
 /** Money and card state change only at the owner's or an admin's request. */
 export function mayOperate(user: AuthUser, ownerId: string): boolean {
   return ownerId === user.id || hasRole(user, 'admin');
-}
-
-/** A stored decimal in the currency's canonical form ('1500', '12.50'); as stored if the currency is no longer configured. */
-export function formatAmount(value: string | null, currency: string | null, currencies: Record<string, CurrencyRule>): string | null {
-  if (value === null) return null;
-  const rule = currency !== null && Object.prototype.hasOwnProperty.call(currencies, currency) ? currencies[currency] : undefined;
-  if (!rule) return value;
-  try {
-    return parseStoredDecimal(value, rule).toString();
-  } catch (error) {
-    if (error instanceof MoneyError) return value;
-    throw error;
-  }
 }
 
 export function toCardUserDto(user: CardUserRecord, cards: CardRecord[]): CardUserDto {
@@ -65,7 +49,7 @@ export function toCardDto(card: CardRecord, currencies: Record<string, CurrencyR
     last4: card.last4,
     expiry: card.expiry,
     currency: card.currency,
-    balance: formatAmount(card.lastKnownBalance, card.currency, currencies),
+    balance: formatStoredAmount(card.lastKnownBalance, card.currency, currencies),
     balanceSyncedAt: card.balanceSyncedAt?.toISOString() ?? null,
     status: card.status,
     terminatedAt: card.terminatedAt?.toISOString() ?? null,
@@ -82,9 +66,9 @@ export function toOperationDto(operation: CardOperationRecord, currencies: Recor
     cardUserId: operation.cardUserId,
     cardId: operation.cardId,
     requestedBy: operation.requestedBy,
-    amount: formatAmount(operation.amount, operation.currency, currencies),
+    amount: formatStoredAmount(operation.amount, operation.currency, currencies),
     currency: operation.currency,
-    newBalance: formatAmount(operation.newBalance, operation.currency, currencies),
+    newBalance: formatStoredAmount(operation.newBalance, operation.currency, currencies),
     providerTransactionId: operation.providerTransactionId,
     failureReason: operation.failureReason,
     createdAt: operation.createdAt.toISOString(),

@@ -9,10 +9,11 @@ import { InjectConfig } from '../config/config.module';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
-import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
-import { canSee, mayOperate } from './card-mappers';
+import { ProviderError, ProviderRejectedError, provesNotSent } from '../provider/provider.errors';
+import { canSee } from '../auth/auth.types';
+import { mayOperate } from './card-mappers';
 import type { CardOperationRecord, CardRecord, OperationOutcome } from './card.types';
-import { CardProviderError, CardTerminatedError, maskCardNumbersIn, provesNotSent } from './cards.errors';
+import { CardProviderError, CardTerminatedError, maskCardNumbersIn } from './cards.errors';
 import { CardsRepository } from './cards.repository';
 
 /**

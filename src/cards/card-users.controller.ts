@@ -5,17 +5,10 @@ import type { AuthUser } from '../auth/auth.types';
 import { PageQueryDto } from '../common/pagination';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CardUsersService } from './card-users.service';
-import {
-  CardOperationPageDto,
-  CardUserDetailDto,
-  CardUserDto,
-  CardUserPageDto,
-  CreateCardDto,
-  CreateCardUserDto,
-  CreatedCardDto,
-  ListCardOperationsQueryDto,
-} from './cards.dto';
-import { provesNotSent } from './cards.errors';
+import { CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto } from './card-users.dto';
+import { CreateCardDto, CreatedCardDto } from './cards.dto';
+import { CardOperationPageDto, ListCardOperationsQueryDto } from './card-operations.dto';
+import { provesNotSent } from '../provider/provider.errors';
 import { CardsService, withoutCardSecrets } from './cards.service';
 
 @ApiTags('Virtual cards')

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
 import { SecretBox } from '../common/secret-box';
 import { unsafeTextReason } from '../common/validation';
@@ -10,18 +10,11 @@ import { APP_LOGGER } from '../logging/logging.module';
 import { CardsClient } from '../provider/clients/cards.client';
 import { ProviderBadResponseError, ProviderError } from '../provider/provider.errors';
 import type { CardUserBody } from '../provider/provider.types';
-import { canSee, toCardUserDto, toOperationDto } from './card-mappers';
+import { toCardUserDto, toOperationDto } from './card-mappers';
 import type { CardUserRecord, CardUserRefresh } from './card.types';
-import { DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
-import { afterCursor, positionOf } from './cards.cursor';
-import type {
-  CardOperationPageDto,
-  CardUserDetailDto,
-  CardUserDto,
-  CardUserPageDto,
-  CreateCardUserDto,
-  ListCardOperationsQueryDto,
-} from './cards.dto';
+import { afterCursor, DEFAULT_PAGE_SIZE, positionOf, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
+import type { CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto } from './card-users.dto';
+import type { CardOperationPageDto, ListCardOperationsQueryDto } from './card-operations.dto';
 import { CardsRepository } from './cards.repository';
 
 /** Purpose bound to the sealed id number: a value sealed for another column does not open here. */
@@ -141,7 +134,7 @@ export class CardUsersService {
   async list(user: AuthUser, query: PageQueryDto): Promise<CardUserPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.repository.listCardUsers(
-      { ownerId: canReadAll(user) ? undefined : user.id },
+      { ownerId: visibleOwnerOf(user) },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     const page = toPage(rows, limit, positionOf, (u) => u);

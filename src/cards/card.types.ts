@@ -85,16 +85,10 @@ export interface CardRecord {
   updatedAt: Date;
 }
 
-export interface NewCard {
-  cardUserId: string;
-  ownerId: string;
-  providerCardId: string;
-  last4: string;
-  expiry: string;
-  currency: string;
-  status: CardStatus;
+/** A card the provider created, with the balance it was created with. */
+export type NewCard = Pick<CardRecord, 'cardUserId' | 'ownerId' | 'providerCardId' | 'last4' | 'expiry' | 'currency' | 'status'> & {
   balance: string;
-}
+};
 
 /** What the provider's GET card told us (already checked and normalised). */
 export interface CardRefresh {
@@ -136,12 +130,6 @@ export type OperationOutcome =
   | { status: 'SUCCEEDED'; providerResponse: unknown; providerTransactionId?: string | null; newBalance?: string | null }
   | { status: 'FAILED'; failureReason: string; providerResponse?: unknown }
   | { status: 'UNKNOWN'; failureReason: string; providerResponse?: unknown };
-
-export interface PageRequest {
-  limit: number;
-  /** Position after which to continue, newest first. */
-  after?: { createdAt: Date; id: string };
-}
 
 export interface CardUserFilter {
   ownerId?: string;

@@ -4,18 +4,10 @@ import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
 import { PageQueryDto } from '../common/pagination';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import {
-  CardAmountDto,
-  CardDetailDto,
-  CardOperationDto,
-  CardOperationPageDto,
-  CardOperationResultDto,
-  CardPageDto,
-  CardTransactionPageDto,
-  ListCardOperationsQueryDto,
-  ListCardsQueryDto,
-} from './cards.dto';
-import { provesNotSent } from './cards.errors';
+import { CardAmountDto, CardDetailDto, CardPageDto, ListCardsQueryDto } from './cards.dto';
+import { CardOperationDto, CardOperationPageDto, CardOperationResultDto, ListCardOperationsQueryDto } from './card-operations.dto';
+import { CardTransactionPageDto } from './card-transactions.dto';
+import { provesNotSent } from '../provider/provider.errors';
 import { CardsService } from './cards.service';
 import { ChangeCardStateUseCase } from './change-card-state.use-case';
 import { MoveCardMoneyUseCase } from './move-card-money.use-case';

@@ -1,6 +1,6 @@
 import { DomainError } from '../common/domain-error';
 import { maskCardNumbersIn } from '../logging/redaction';
-import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
+import { ProviderErrorCarrier, type ProviderError } from '../provider/provider.errors';
 import type { CardOperationStatus } from './card.types';
 
 // The card-number masking of provider texts is the one scrubber's (the provider boundary applies it to every answer).
@@ -41,7 +41,7 @@ export class CardFrozenError extends DomainError {
  * provider error alone, plus the operation it left behind, so that a client whose request timed
  * out can find the UNKNOWN operation (GET /v1/card-operations/{operationId}).
  */
-export class CardProviderError extends DomainError {
+export class CardProviderError extends ProviderErrorCarrier {
   readonly status: number;
   readonly code: string;
   readonly title: string;
@@ -68,21 +68,6 @@ export class CardProviderError extends DomainError {
     if (typeof extensions.providerMessage === 'string') extensions.providerMessage = maskCardNumbersIn(extensions.providerMessage);
     return extensions;
   }
-}
-
-/** The provider error behind an error of this area, if any. */
-export function providerErrorOf(error: unknown): ProviderError | undefined {
-  if (error instanceof CardProviderError) return error.providerError;
-  return error instanceof ProviderError ? error : undefined;
-}
-
-/**
- * An error that proves the request never reached the provider (budget spent, provider unreachable,
- * our credentials refused): nothing can have happened, so an idempotency key may be used again.
- */
-export function provesNotSent(error: unknown): boolean {
-  const providerError = providerErrorOf(error);
-  return providerError !== undefined && providerError.outcomeKnown && !(providerError instanceof ProviderRejectedError);
 }
 
 /**

@@ -1,3 +1,6 @@
+import type { PageRequest } from '../common/pagination';
+import { keysetPage } from '../database/list-queries';
+import { TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { markInterruptedUnknown } from '../database/interrupted-work';
 import { isUniqueViolation } from '../database/unique-violation';
 import { Injectable } from '@nestjs/common';
@@ -20,11 +23,8 @@ import type {
   NewCardOperation,
   NewCardUser,
   OperationOutcome,
-  PageRequest,
 } from './card.types';
 import { outcomeData, toCard, toCardUser, toOperation, WITH_OWNER, type CardRow } from './cards.rows';
-
-const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
 /**
  * Card users, cards and card operations: the only user of Prisma in this area. Nothing here ever
@@ -68,11 +68,7 @@ export class CardsRepository {
 
   async listCardUsers(filter: CardUserFilter, page: PageRequest): Promise<CardUserRecord[]> {
     const where: Prisma.CardUserWhereInput = filter.ownerId ? { ownerId: filter.ownerId } : {};
-    const rows = await this.prisma.cardUser.findMany({
-      where: page.after ? { AND: [where, afterPosition(page.after)] } : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-    });
+    const rows = await this.prisma.cardUser.findMany(keysetPage('createdAt', where, page));
     return rows.map(toCardUser);
   }
 
@@ -94,11 +90,7 @@ export class CardsRepository {
       ...(filter.cardUserId ? { cardUserId: filter.cardUserId } : {}),
       ...(filter.status ? { status: filter.status } : {}),
     };
-    const rows = await this.prisma.card.findMany({
-      where: page.after ? { AND: [where, afterPosition(page.after)] } : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-    });
+    const rows = await this.prisma.card.findMany(keysetPage('createdAt', where, page));
     return rows.map(toCard);
   }
 
@@ -121,7 +113,7 @@ export class CardsRepository {
         },
       });
       return toCard(row);
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   // ------------------------------------------------------------------ operations
@@ -150,7 +142,7 @@ export class CardsRepository {
       const row = await create(tx);
       await linkIdempotentResource(tx, link.recordId, { type: link.type, id: row.id });
       return toOperation(row);
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /**
@@ -200,7 +192,7 @@ export class CardsRepository {
         include: WITH_OWNER,
       });
       return { card: toCard(created), operation: toOperation(operation) };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /**
@@ -229,7 +221,7 @@ export class CardsRepository {
       });
       const operation = await tx.cardOperation.update({ where: { id: operationId }, data: outcomeData(outcome), include: WITH_OWNER });
       return { card: toCard(card), operation: toOperation(operation) };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   async findOperation(id: string): Promise<CardOperationRecord | undefined> {
@@ -244,12 +236,7 @@ export class CardsRepository {
       ...(filter.kind ? { kind: filter.kind } : {}),
       ...(filter.status ? { status: filter.status } : {}),
     };
-    const rows = await this.prisma.cardOperation.findMany({
-      where: page.after ? { AND: [where, afterPosition(page.after)] } : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-      include: WITH_OWNER,
-    });
+    const rows = await this.prisma.cardOperation.findMany({ ...keysetPage('createdAt', where, page), include: WITH_OWNER });
     return rows.map(toOperation);
   }
 
@@ -285,12 +272,8 @@ export class CardsRepository {
       }
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus: 'UNKNOWN', toStatus: resolution.status } });
       return toOperation(await tx.cardOperation.findUniqueOrThrow({ where: { id }, include: WITH_OWNER }));
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
-}
-
-function afterPosition(after: { createdAt: Date; id: string }) {
-  return { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] };
 }
 
 async function lockCard(tx: Prisma.TransactionClient, id: string): Promise<CardRow> {

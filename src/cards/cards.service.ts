@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { Money } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
@@ -10,23 +10,22 @@ import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
 import { ProviderBadResponseError, ProviderError } from '../provider/provider.errors';
-import { canSee, mayOperate, toCardDto, toOperationDto } from './card-mappers';
+import { mayOperate, toCardDto, toOperationDto } from './card-mappers';
 import { CardUsersService } from './card-users.service';
 import { PROVIDER_CARD_STATUS, type CardRecord, type CardRefresh } from './card.types';
-import { DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
-import { afterCursor, decodeOffsetCursor, encodeOffsetCursor, positionOf } from './cards.cursor';
-import type {
-  CardDetailDto,
-  CardOperationDto,
-  CardOperationPageDto,
-  CardPageDto,
-  CardTransactionDto,
-  CardTransactionPageDto,
-  CreateCardDto,
-  CreatedCardDto,
-  ListCardOperationsQueryDto,
-  ListCardsQueryDto,
-} from './cards.dto';
+import {
+  afterCursor,
+  decodeOffsetCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeOffsetCursor,
+  positionOf,
+  toPage,
+  UUID_PATTERN,
+  type PageQueryDto,
+} from '../common/pagination';
+import type { CardDetailDto, CardPageDto, CreateCardDto, CreatedCardDto, ListCardsQueryDto } from './cards.dto';
+import type { CardOperationDto, CardOperationPageDto, ListCardOperationsQueryDto } from './card-operations.dto';
+import type { CardTransactionDto, CardTransactionPageDto } from './card-transactions.dto';
 import { isZeroAmount } from './cards.dto';
 import { CardCreationIncompleteError, CardProviderError } from './cards.errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -180,7 +179,7 @@ export class CardsService implements OnModuleInit {
   async list(user: AuthUser, query: ListCardsQueryDto): Promise<CardPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.repository.listCards(
-      { ownerId: canReadAll(user) ? undefined : user.id, cardUserId: query.cardUserId, status: query.status },
+      { ownerId: visibleOwnerOf(user), cardUserId: query.cardUserId, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     return toPage(rows, limit, positionOf, (c) => toCardDto(c, this.config.currencies));

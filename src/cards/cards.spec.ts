@@ -1,6 +1,10 @@
-import { ProviderRejectedError, ProviderTimeoutError, ProviderUnreachableError } from '../provider/provider.errors';
-import { isPastCalendarDate, isZeroAmount } from './cards.dto';
-import { CardProviderError, maskCardNumbersIn, provesNotSent } from './cards.errors';
+import { CorruptStoredAmountError } from '../common/money';
+import { toCardDto } from './card-mappers';
+import type { CardRecord } from './card.types';
+import { ProviderRejectedError, ProviderTimeoutError, ProviderUnreachableError, provesNotSent } from '../provider/provider.errors';
+import { isPastCalendarDate } from './card-users.dto';
+import { isZeroAmount } from './cards.dto';
+import { CardProviderError, maskCardNumbersIn } from './cards.errors';
 import { REPLAY_NOTE, withoutCardSecrets } from './cards.service';
 
 describe('isPastCalendarDate', () => {
@@ -93,13 +97,41 @@ describe('CardProviderError', () => {
   });
 });
 
-describe('provesNotSent (frees the idempotency key)', () => {
-  it('only for known outcomes that are not refusals, wrapped or not', () => {
+describe('provesNotSent on card errors (frees the idempotency key)', () => {
+  it('sees through the card operation to the provider error it carries', () => {
     const unreachable = new ProviderUnreachableError('down');
     expect(provesNotSent(unreachable)).toBe(true);
     expect(provesNotSent(new CardProviderError(unreachable, { id: 'op', status: 'FAILED' }))).toBe(true);
     expect(provesNotSent(new CardProviderError(new ProviderTimeoutError('late'), { id: 'op', status: 'UNKNOWN' }))).toBe(false);
     expect(provesNotSent(new ProviderRejectedError('error_message', { providerStatus: 400 }))).toBe(false);
     expect(provesNotSent(new Error('boom'))).toBe(false);
+  });
+});
+
+describe('stored amounts of cards and operations', () => {
+  const currencies = { EUR: { code: 'EUR', decimals: 2, maxAmount: '100000' } };
+  const card: CardRecord = {
+    id: 'c1',
+    cardUserId: 'u1',
+    ownerId: 'alice',
+    providerCardId: 'p1',
+    last4: '4242',
+    expiry: '12/29',
+    currency: 'EUR',
+    status: 'ACTIVE',
+    lastKnownBalance: '12.5',
+    balanceSyncedAt: null,
+    terminatedAt: null,
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+    updatedAt: new Date('2026-01-01T00:00:00Z'),
+  };
+
+  it('are shown in the canonical form of their currency', () => {
+    expect(toCardDto(card, currencies).balance).toBe('12.50');
+    expect(toCardDto({ ...card, lastKnownBalance: null }, currencies).balance).toBeNull();
+  });
+
+  it('refuse corrupt data (a 500 stored_amount_corrupt) instead of showing it as stored', () => {
+    expect(() => toCardDto({ ...card, lastKnownBalance: '12.345' }, currencies)).toThrow(CorruptStoredAmountError);
   });
 });

@@ -7,7 +7,7 @@ import { CardsClient } from '../provider/clients/cards.client';
 import { toOperationDto } from './card-mappers';
 import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
 import { PROVIDER_CARD_STATUS, type CardStatus } from './card.types';
-import type { CardOperationResultDto } from './cards.dto';
+import type { CardOperationResultDto } from './card-operations.dto';
 import { CardsRepository } from './cards.repository';
 
 type StateChange = {

@@ -7,7 +7,8 @@ import type { CardsClient } from '../provider/clients/cards.client';
 import { ProviderRejectedError, ProviderTimeoutError, ProviderUnreachableError } from '../provider/provider.errors';
 import { CardOperationRunner } from './card-operation-runner';
 import type { CardOperationRecord, CardRecord, NewCardOperation, OperationOutcome } from './card.types';
-import { CardFrozenError, CardProviderError, provesNotSent } from './cards.errors';
+import { CardFrozenError, CardProviderError } from './cards.errors';
+import { provesNotSent } from '../provider/provider.errors';
 import type { CardsRepository } from './cards.repository';
 import { MoveCardMoneyUseCase } from './move-card-money.use-case';
 

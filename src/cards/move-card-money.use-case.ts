@@ -9,7 +9,8 @@ import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
 import { toOperationDto } from './card-mappers';
 import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
-import type { CardAmountDto, CardOperationResultDto } from './cards.dto';
+import type { CardAmountDto } from './cards.dto';
+import type { CardOperationResultDto } from './card-operations.dto';
 import { CardFrozenError } from './cards.errors';
 import { CardsRepository } from './cards.repository';
 

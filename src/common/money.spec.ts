@@ -1,6 +1,14 @@
 import type { CurrencyRule } from '../config/app-config';
 import { loadAppConfig } from '../config/app-config';
-import { allocateMinor, currencyRuleFor, Money, MoneyError, type MoneyErrorReason, parseRate, parseStoredDecimal } from './money';
+import {
+  CorruptStoredAmountError,
+  formatStoredAmount,
+  Money,
+  MoneyError,
+  type MoneyErrorReason,
+  parseStoredDecimal,
+  readStoredAmount,
+} from './money';
 
 const XAF: CurrencyRule = { code: 'XAF', decimals: 0, maxAmount: '100000000' };
 const XOF: CurrencyRule = { code: 'XOF', decimals: 0, maxAmount: '100000000' };
@@ -193,9 +201,9 @@ describe('Money.parse: maximum', () => {
 
   it('uses the currencies of the configuration', () => {
     const config = loadAppConfig({ NODE_ENV: 'test', CURRENCIES: 'XAF:0,EUR:2:50000' });
-    expect(parsed('50000', currencyRuleFor(config.currencies, 'EUR'))).toBe('50000.00');
-    expect(reasonOf(() => Money.parse('50000.01', currencyRuleFor(config.currencies, 'EUR')))).toBe('above_maximum');
-    expect(parsed('100000000', currencyRuleFor(config.currencies, 'XAF'))).toBe('100000000');
+    expect(parsed('50000', config.currencies.EUR)).toBe('50000.00');
+    expect(reasonOf(() => Money.parse('50000.01', config.currencies.EUR))).toBe('above_maximum');
+    expect(parsed('100000000', config.currencies.XAF)).toBe('100000000');
   });
 });
 
@@ -272,90 +280,6 @@ describe('Money: arithmetic and comparison', () => {
   });
 });
 
-describe('allocate (largest remainder)', () => {
-  const xaf = (s: string) => Money.parse(s, XAF);
-  const sum = (shares: bigint[]) => shares.reduce((a, b) => a + b, 0n);
-
-  it('10000 XAF at 33.33 / 33.33 / 33.34 sums exactly', () => {
-    const shares = xaf('10000').allocate(['33.33', '33.33', '33.34']);
-    expect(shares).toEqual([3333n, 3333n, 3334n]);
-    expect(sum(shares)).toBe(10000n);
-  });
-
-  it('gives nobody the part the rates do not cover', () => {
-    expect(xaf('100').allocate([33, 33, 33])).toEqual([33n, 33n, 33n]);
-    expect(xaf('100').allocate(['50'])).toEqual([50n]);
-  });
-
-  it('breaks ties deterministically by index', () => {
-    expect(xaf('1').allocate([50, 50])).toEqual([1n, 0n]);
-    expect(xaf('2').allocate(['33.3333', '33.3333', '33.3334'])).toEqual([1n, 0n, 1n]);
-    expect(xaf('1').allocate(['25', '25', '25', '25'])).toEqual([1n, 0n, 0n, 0n]);
-    // A larger remainder wins over a lower index.
-    expect(xaf('100').allocate(['33.3333', '33.3334', '33.3333'])).toEqual([33n, 34n, 33n]);
-    // 99.9999% of 100 is 99.9999: floored to 99, and the three shares sum to 99.
-    expect(xaf('100').allocate(['33.3333', '33.3333', '33.3333'])).toEqual([33n, 33n, 33n]);
-  });
-
-  it('gives the leftover units to the largest remainders', () => {
-    // 10 at [15, 25, 60]: exact 1.5, 2.5, 6 → floors 1, 2, 6 (9); target 10 → index 0 (tie, lower index).
-    expect(xaf('10').allocate([15, 25, 60])).toEqual([2n, 2n, 6n]);
-    // 10 at [14, 26, 60]: exact 1.4, 2.6, 6 → the unit goes to 2.6.
-    expect(xaf('10').allocate([14, 26, 60])).toEqual([1n, 3n, 6n]);
-  });
-
-  it('never exceeds floor(amount × sum of rates / 100) and reaches it exactly', () => {
-    let seed = 12345;
-    const random = (n: number) => {
-      seed = (seed * 48271) % 2147483647;
-      return seed % n;
-    };
-    for (let round = 0; round < 500; round += 1) {
-      const amount = BigInt(random(10_000_000));
-      const count = 1 + random(7);
-      const raw = Array.from({ length: count }, () => 1 + random(Math.floor(1_000_000 / count)));
-      const rates = raw.map((r) => `${Math.floor(r / 10000)}.${String(r % 10000).padStart(4, '0')}`);
-      const rateSum = raw.reduce((a, b) => a + b, 0);
-      const shares = allocateMinor(amount, rates);
-      expect(sum(shares)).toBe((amount * BigInt(rateSum)) / 1_000_000n);
-      for (const [i, share] of shares.entries()) {
-        const exact = (amount * BigInt(raw[i])) / 1_000_000n;
-        expect(share === exact || share === exact + 1n).toBe(true);
-      }
-    }
-  });
-
-  it('works on minor units of decimal currencies', () => {
-    expect(Money.parse('0.05', EUR).allocate([50, 50])).toEqual([3n, 2n]);
-    expect(Money.parse('100.00', EUR).allocate(['12.5', '87.5'])).toEqual([1250n, 8750n]);
-  });
-
-  it('refuses rates summing above 100 and bad rates', () => {
-    expect(reasonOf(() => xaf('100').allocate([50, 50.0001]))).toBe('rates_above_100');
-    expect(reasonOf(() => xaf('100').allocate(['60', '41']))).toBe('rates_above_100');
-    expect(reasonOf(() => xaf('100').allocate(['100']))).toBe('no error');
-    expect(reasonOf(() => xaf('100').allocate(['0']))).toBe('invalid_rate');
-    expect(reasonOf(() => xaf('100').allocate([-10]))).toBe('invalid_rate');
-    expect(reasonOf(() => xaf('100').allocate(['33.33333']))).toBe('invalid_rate');
-    expect(reasonOf(() => xaf('100').allocate(['100.0001']))).toBe('invalid_rate');
-    expect(reasonOf(() => xaf('100').allocate(['1e1']))).toBe('invalid_rate');
-    expect(reasonOf(() => xaf('100').allocate([NaN]))).toBe('invalid_rate');
-    expect(xaf('100').allocate([])).toEqual([]);
-  });
-
-  it('refuses a negative amount', () => {
-    expect(reasonOf(() => allocateMinor(-1n, [50]))).toBe('not_positive');
-    expect(allocateMinor(0n, [50, 50])).toEqual([0n, 0n]);
-  });
-
-  it('parseRate is in ten-thousandths of a percent', () => {
-    expect(parseRate('33.33')).toBe(333300n);
-    expect(parseRate(33.3333)).toBe(333333n);
-    expect(parseRate('100')).toBe(1000000n);
-    expect(parseRate('0.0001')).toBe(1n);
-  });
-});
-
 describe('parseStoredDecimal', () => {
   it('reads Prisma Decimal-like values exactly', () => {
     const decimal = (text: string) => ({ toString: () => text });
@@ -385,18 +309,39 @@ describe('parseStoredDecimal', () => {
   });
 });
 
-describe('currencyRuleFor', () => {
+describe('formatStoredAmount (stored decimal → API string)', () => {
   const currencies = { XAF, EUR };
 
-  it('finds a configured currency', () => {
-    expect(currencyRuleFor(currencies, 'EUR')).toBe(EUR);
+  it("writes the currency's canonical decimal, whatever the database spelled", () => {
+    expect(formatStoredAmount('12.5', 'EUR', currencies)).toBe('12.50');
+    expect(formatStoredAmount('1.5e+3', 'XAF', currencies)).toBe('1500');
+    expect(formatStoredAmount('1500.000', 'XAF', currencies)).toBe('1500');
+    expect(formatStoredAmount('-0.5', 'EUR', currencies)).toBe('-0.50');
   });
 
-  it.each(['GBP', 'eur', '', 'constructor', '__proto__', 'toString', 'hasOwnProperty'])('refuses %p', (code) => {
-    expect(reasonOf(() => currencyRuleFor(currencies, code))).toBe('unknown_currency');
+  it('shows an amount as stored when its currency is not (or no longer) configured, and null as null', () => {
+    expect(formatStoredAmount('12.345', 'GBP', currencies)).toBe('12.345');
+    expect(formatStoredAmount('7', null, currencies)).toBe('7');
+    // Own keys only: an inherited property is no configured currency.
+    expect(['constructor', '__proto__'].map((code) => formatStoredAmount('1.5', code, currencies))).toEqual(['1.5', '1.5']);
+    expect(formatStoredAmount(null, 'EUR', currencies)).toBeNull();
   });
 
-  it('names the accepted currencies', () => {
-    expect(() => currencyRuleFor(currencies, 'GBP')).toThrow('currency must be one of XAF, EUR');
+  it.each([
+    ['more decimals than the currency has', '12.345', 'EUR', 'too_many_decimals'],
+    ['a fraction of a zero-decimal currency', '1500.5', 'XAF', 'too_many_decimals'],
+    ['no decimal at all', 'abc', 'XAF', 'not_a_number'],
+  ])('refuses corrupt data (%s): a 500 with a stable code, never a rounded amount', (_what, value, currency, reason) => {
+    let thrown: unknown;
+    try {
+      formatStoredAmount(value, currency, currencies);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(CorruptStoredAmountError);
+    expect(thrown).toMatchObject({ status: 500, code: 'stored_amount_corrupt', storedValue: value, currency });
+    expect((thrown as CorruptStoredAmountError).detail).not.toContain(value);
+    expect((thrown as Error).cause).toMatchObject({ reason });
+    expect(() => readStoredAmount(value, currencies[currency as 'EUR'])).toThrow(CorruptStoredAmountError);
   });
 });

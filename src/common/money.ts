@@ -1,4 +1,6 @@
 import type { CurrencyRule } from '../config/app-config';
+import { checkAmountInput, parseExponentDecimal, PLAIN_DECIMAL, significantDigits, toMinor } from './decimal-text';
+import { DomainError } from './domain-error';
 
 /**
  * Exact money. Amounts are decimal strings at the edges and `bigint` minor units inside; no
@@ -51,96 +53,8 @@ export class MoneyError extends Error {
 
 /** Digits a double reliably carries: any decimal with at most 15 significant digits round-trips. */
 export const MAX_NUMBER_SIGNIFICANT_DIGITS = 15;
-/** Percentage rates of `allocate` carry at most this many decimals (e.g. 33.3333). */
+/** Percentage rates carry at most this many decimals (e.g. 33.3333). */
 export const RATE_DECIMALS = 4;
-
-const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
-const NEGATIVE_DECIMAL = /^-\d+(\.\d+)?$/;
-const INFINITY_TEXT = /^[+-]?Infinity$/;
-/** Shortest round-trip form of a double, or decimal.js' toString(): optional sign and exponent. */
-const DECIMAL_WITH_EXPONENT = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
-/** Exponents beyond this are not amounts; refusing them bounds the work of the expansion. */
-const MAX_EXPONENT = 400;
-
-/** A decimal split into digits: `negative`, integer digits and fraction digits (both normalised). */
-export interface DecimalParts {
-  negative: boolean;
-  /** Integer digits without leading zeros ('' for zero). */
-  int: string;
-  /** Fraction digits without trailing zeros ('' for a whole number). */
-  frac: string;
-}
-
-export type AmountCheck = { ok: true; parts: DecimalParts } | { ok: false; reason: MoneyErrorReason };
-
-function normalise(negative: boolean, int: string, frac: string): DecimalParts {
-  return { negative, int: int.replace(/^0+/, ''), frac: frac.replace(/0+$/, '') };
-}
-
-/** Exact expansion of `digits` x 10^exponent with `int.frac` digits; no arithmetic on floats. */
-function expand(negative: boolean, int: string, frac: string, exponent: number): DecimalParts {
-  if (exponent === 0) return normalise(negative, int, frac);
-  const digits = int + frac;
-  const point = int.length + exponent;
-  if (point <= 0) return normalise(negative, '', '0'.repeat(-point) + digits);
-  if (point >= digits.length) return normalise(negative, digits + '0'.repeat(point - digits.length), '');
-  return normalise(negative, digits.slice(0, point), digits.slice(point));
-}
-
-/** Parses an optionally signed decimal with an optional exponent; null when it is none. */
-function parseExponentDecimal(text: string): DecimalParts | null {
-  const match = DECIMAL_WITH_EXPONENT.exec(text);
-  if (!match) return null;
-  const exponent = match[4] === undefined ? 0 : Number.parseInt(match[4], 10);
-  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > MAX_EXPONENT) return null;
-  return expand(match[1] === '-', match[2], match[3] ?? '', exponent);
-}
-
-function isZero(parts: DecimalParts): boolean {
-  return parts.int === '' && parts.frac === '';
-}
-
-/**
- * The currency-independent half of the rules: syntax, finiteness, sign and zero. Shared by
- * `Money.parse` and the `@IsMoneyAmount()` decorator so both refuse these inputs for the same
- * reasons. The decimals, the maximum and the 15 significant digits of a JSON number are checked
- * by `Money.parse` (in that order, so 0.30000000000000004 EUR is refused for its decimals).
- */
-export function checkAmountInput(input: unknown): AmountCheck {
-  if (typeof input === 'string') {
-    const text = input.trim();
-    if (PLAIN_DECIMAL.test(text)) {
-      const [int, frac = ''] = text.split('.');
-      const parts = normalise(false, int, frac);
-      return isZero(parts) ? { ok: false, reason: 'not_positive' } : { ok: true, parts };
-    }
-    if (NEGATIVE_DECIMAL.test(text)) return { ok: false, reason: 'not_positive' };
-    if (INFINITY_TEXT.test(text)) return { ok: false, reason: 'not_finite' };
-    return { ok: false, reason: 'not_a_number' };
-  }
-  if (typeof input === 'number') {
-    if (Number.isNaN(input)) return { ok: false, reason: 'not_a_number' };
-    if (!Number.isFinite(input)) return { ok: false, reason: 'not_finite' };
-    if (input <= 0) return { ok: false, reason: 'not_positive' };
-    // The shortest decimal that round-trips to this double: how the client most plausibly wrote it.
-    const parts = parseExponentDecimal(String(input));
-    if (parts === null) return { ok: false, reason: 'not_a_number' };
-    return { ok: true, parts };
-  }
-  return { ok: false, reason: 'not_a_number' };
-}
-
-/** Significant digits of a decimal: from the first non-zero digit to the last non-zero digit. */
-function significantDigits(parts: DecimalParts): number {
-  return (parts.int + parts.frac).replace(/^0+/, '').replace(/0+$/, '').length;
-}
-
-/** Minor units of a decimal, refusing a non-zero digit beyond `decimals` (never rounds). */
-function toMinor(parts: DecimalParts, decimals: number): bigint | MoneyErrorReason {
-  if (parts.frac.length > decimals) return 'too_many_decimals';
-  const magnitude = BigInt((parts.int || '0') + parts.frac.padEnd(decimals, '0'));
-  return parts.negative ? -magnitude : magnitude;
-}
 
 function checkRule(rule: CurrencyRule): void {
   if (!Number.isInteger(rule.decimals) || rule.decimals < 0 || rule.decimals > 18) {
@@ -289,11 +203,6 @@ export class Money {
     return other instanceof Money && this.currency === other.currency && this.decimals === other.decimals && this.minor === other.minor;
   }
 
-  /** Largest-remainder split of this amount by percentage rates; see `allocateMinor`. */
-  allocate(rates: readonly (string | number)[]): bigint[] {
-    return allocateMinor(this.minor, rates);
-  }
-
   private assertSameCurrency(other: Money): void {
     if (this.currency !== other.currency || this.decimals !== other.decimals) {
       throw new MoneyError('currency_mismatch', `cannot combine ${this.currency} with ${other.currency}`);
@@ -365,10 +274,44 @@ export function parseStoredDecimal(value: string | { toString(): string }, rule:
   return Money.fromMinor(minor, rule);
 }
 
-/** The rule of an accepted currency; exact, case-sensitive ISO code; never an inherited key. */
-export function currencyRuleFor(currencies: Record<string, CurrencyRule>, code: string): CurrencyRule {
-  if (typeof code !== 'string' || !Object.prototype.hasOwnProperty.call(currencies, code)) {
-    throw new MoneyError('unknown_currency', `currency must be one of ${Object.keys(currencies).join(', ')}`);
+/**
+ * A stored amount that cannot be shown exactly in its currency (more decimals than it has, not a
+ * decimal): corrupt data, never rounded nor shown as is. A 500 with a stable code; the problem
+ * filter logs it, with the value and the currency.
+ */
+export class CorruptStoredAmountError extends DomainError {
+  readonly status = 500;
+  readonly code = 'stored_amount_corrupt';
+  readonly title = 'A stored amount cannot be read';
+
+  constructor(
+    readonly storedValue: string,
+    readonly currency: string,
+    cause: MoneyError,
+  ) {
+    super(`A stored ${currency} amount cannot be read exactly, so it is not shown. Quote the requestId when reporting it.`, { cause });
   }
-  return currencies[code];
+}
+
+/** A stored amount as Money, exact; corrupt data is a CorruptStoredAmountError. */
+export function readStoredAmount(value: string | { toString(): string }, rule: CurrencyRule): Money {
+  try {
+    return parseStoredDecimal(value, rule);
+  } catch (error) {
+    throw error instanceof MoneyError ? new CorruptStoredAmountError(String(value), rule.code, error) : error;
+  }
+}
+
+type Currencies = Record<string, CurrencyRule>;
+
+/**
+ * A stored amount as the API shows it: its currency's canonical decimal ('1500', '12.50'). As
+ * stored when the currency is no longer configured (no rule is left to check it); null stays null.
+ */
+export function formatStoredAmount(value: string, currency: string | null, currencies: Currencies): string;
+export function formatStoredAmount(value: string | null, currency: string | null, currencies: Currencies): string | null;
+export function formatStoredAmount(value: string | null, currency: string | null, currencies: Currencies): string | null {
+  // Own keys only: 'constructor' or '__proto__' is no configured currency.
+  const rule = currency !== null && Object.prototype.hasOwnProperty.call(currencies, currency) ? currencies[currency] : undefined;
+  return value === null || !rule ? value : readStoredAmount(value, rule).toString();
 }

@@ -50,6 +50,20 @@ export interface KeysetPosition {
   id: string;
 }
 
+/** What a service asks a repository for: `limit` rows after `after` (from the start without it), newest first. */
+export interface PageRequest {
+  limit: number;
+  after?: KeysetPosition;
+}
+
+/** The keyset position of a row listed by creation time. */
+export const positionOf = (row: { createdAt: Date; id: string }): KeysetPosition => ({ at: row.createdAt, id: row.id });
+
+/** `?cursor=` as a position: none for the first page, 400 for a cursor this API did not write. */
+export function afterCursor(cursor: string | undefined): KeysetPosition | undefined {
+  return cursor ? decodeCursor(cursor) : undefined;
+}
+
 export function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(`${position.at.toISOString()}|${position.id}`).toString('base64url');
 }
@@ -77,6 +91,17 @@ export function decodeCursor(cursor: string): KeysetPosition {
     encodeCursor({ at: date, id }) === cursor;
   if (!valid) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
   return { at: date, id };
+}
+
+/** Cursor of a list the provider gives whole (card transactions): an offset into it. */
+export function encodeOffsetCursor(offset: number): string {
+  return Buffer.from(`offset:${offset}`).toString('base64url');
+}
+
+export function decodeOffsetCursor(cursor: string): number {
+  const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw new ValidationFailedError([{ field: 'cursor', message: 'cursor is not one this API returned' }]);
+  return Number(match[1]);
 }
 
 /**

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsString, ValidateNested } from 'class-validator';
+import { IsOptional, IsString, Length, ValidateNested } from 'class-validator';
 import { ValidationFailedError } from './domain-error';
 import { decodeCursor, encodeCursor } from './pagination';
-import { createValidationPipe, inspectRawInput, unsafeTextReason } from './validation';
+import { createValidationPipe, inspectRawInput, Trim, unsafeTextReason } from './validation';
 
 class Entry {
   @IsString()
@@ -94,6 +94,37 @@ describe('the global pipe', () => {
     const dto = await pipe.transform({ title: 't', entries: [{ name: 'n' }] }, { type: 'body', metatype: Request });
     expect(dto).toBeInstanceOf(Request);
     expect((dto as Request).entries[0]).toBeInstanceOf(Entry);
+  });
+});
+
+class Named {
+  @Trim()
+  @IsString()
+  @Length(1, 5)
+  name: string;
+
+  @IsOptional()
+  @Trim({ upperCase: true })
+  @IsString()
+  country?: string;
+}
+
+describe('@Trim()', () => {
+  const pipe = createValidationPipe();
+  const read = (value: unknown) => pipe.transform(value, { type: 'body', metatype: Named }) as Promise<Named>;
+
+  it('strips surrounding spaces before validating, upper-casing when asked', async () => {
+    expect(await read({ name: '  alice ', country: ' cm\t' })).toMatchObject({ name: 'alice', country: 'CM' });
+  });
+
+  it('a value that is only spaces becomes empty, and is judged as such', async () => {
+    await expect(read({ name: '   ' })).rejects.toBeInstanceOf(ValidationFailedError);
+  });
+
+  it('leaves what is not a string to the validators', async () => {
+    await expect(read({ name: 12345 })).rejects.toMatchObject({
+      errors: expect.arrayContaining([{ field: 'name', message: 'name must be a string' }]) as unknown,
+    });
   });
 });
 

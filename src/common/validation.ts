@@ -1,5 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { UNPAIRED_SURROGATE } from './unicode';
+import { Transform } from 'class-transformer';
 import { getMetadataStorage } from 'class-validator';
 import { ValidationFailedError, type FieldError } from './domain-error';
 
@@ -157,4 +158,15 @@ export class InputValidationPipe extends ValidationPipe {
 
 export function createValidationPipe(): ValidationPipe {
   return new InputValidationPipe();
+}
+
+/**
+ * Surrounding spaces are not part of a value (a pasted email, a name typed with a trailing space):
+ * strips them from a string field before it is validated; anything else is left for the validators.
+ */
+export function Trim(options: { upperCase?: boolean } = {}): PropertyDecorator {
+  return Transform(({ value }: { value: unknown }) => {
+    if (typeof value !== 'string') return value;
+    return options.upperCase ? value.trim().toUpperCase() : value.trim();
+  });
 }

@@ -43,18 +43,20 @@ export interface DistributionRecord {
   shares: ShareRecord[];
 }
 
-export interface NewDistribution {
-  kind: DistributionKind;
-  createdBy: string;
-  paymentReceiver: string | null;
-  paymentId: string | null;
-  payer: string | null;
-  amount: string;
-  currency: string;
-  receiverShareMinor: bigint | null;
-  providerRequest: unknown;
-  shares: ShareRecord[];
-}
+/** A distribution checked and computed, before it is stored PENDING. */
+export type NewDistribution = Pick<
+  DistributionRecord,
+  | 'kind'
+  | 'createdBy'
+  | 'paymentReceiver'
+  | 'paymentId'
+  | 'payer'
+  | 'amount'
+  | 'currency'
+  | 'receiverShareMinor'
+  | 'providerRequest'
+  | 'shares'
+>;
 
 /** What the provider's answer did to the distribution. */
 export type DistributionOutcome =
@@ -67,10 +69,4 @@ export interface DistributionFilter {
   status?: DistributionStatus;
   from?: Date;
   to?: Date;
-}
-
-export interface DistributionPageRequest {
-  limit: number;
-  /** Position after which to continue, newest first. */
-  after?: { createdAt: Date; id: string };
 }

@@ -10,7 +10,8 @@ import {
   DistributionPageDto,
   ListDistributionsQueryDto,
 } from './distributions.dto';
-import { DistributionsService, provesNotSent } from './distributions.service';
+import { provesNotSent } from '../provider/provider.errors';
+import { DistributionsService } from './distributions.service';
 
 const OUTCOMES =
   'Stored PENDING with every share (minor units, largest remainder) before the provider call, then answered: ACCEPTED, REJECTED (refused by the provider; its message in failureReason) or UNKNOWN (the answer was lost: it may have happened; never resent automatically).';

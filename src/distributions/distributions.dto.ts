@@ -1,18 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { IsCurrencyCode, IsMoneyAmount, IsPercentageRate } from '../common/money.validator';
 import { DISTRIBUTION_KINDS, DISTRIBUTION_STATUSES, type DistributionKind, type DistributionStatus } from './distribution.types';
 import { PageDto, PagedPeriodQueryDto } from '../common/pagination';
+import { Trim } from '../common/validation';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const MAX_BENEFICIARIES = 100;
 /** Beneficiary rates are percentages with at most two decimals (33.33), as the issue fixes. */
 export const DISTRIBUTION_RATE_DECIMALS = 2;
 
 export class DistributionEntryDto {
   @ApiProperty({ example: 'MAT48213307', description: 'Matricule of a linked wallet user (POST /v1/wallet-links answers it)' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'matricule must be 1 to 64 letters, digits or _ . : -' })
   matricule: string;
@@ -67,7 +67,7 @@ export class CreateInitDistributionDto extends DistributionRequestDto {
     example: 'MAT48213307',
     description: 'Identifier of the main payment receiver (sent as payment_receiver); gets what the shares leave',
   })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 100)
   paymentReceiver: string;
@@ -76,7 +76,7 @@ export class CreateInitDistributionDto extends DistributionRequestDto {
     example: 'pay_2026_000123',
     description: 'Unique identifier of the payment (sent as payment_id); a second distribution with it is 409',
   })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'paymentId must be 1 to 100 letters, digits or _ . : -' })
   paymentId: string;
@@ -84,7 +84,7 @@ export class CreateInitDistributionDto extends DistributionRequestDto {
 
 export class CreateFiatDistributionDto extends DistributionRequestDto {
   @ApiProperty({ example: 'Awa Ndiaye', description: 'Who paid the fiat payment received outside the provider' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 120)
   payer: string;

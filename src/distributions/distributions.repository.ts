@@ -1,3 +1,6 @@
+import type { PageRequest } from '../common/pagination';
+import { keysetPage, withinPeriod } from '../database/list-queries';
+import { TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { markInterruptedUnknown } from '../database/interrupted-work';
 import { isUniqueViolation } from '../database/unique-violation';
 import { Injectable } from '@nestjs/common';
@@ -12,7 +15,6 @@ import type {
   DistributionFilter,
   DistributionKind,
   DistributionOutcome,
-  DistributionPageRequest,
   DistributionRecord,
   DistributionStatus,
   NewDistribution,
@@ -26,7 +28,6 @@ export type DistributionEnumsMatch = [
 
 type DistributionRow = Prisma.DistributionGetPayload<{ include: { shares: true } }>;
 const WITH_SHARES = { shares: { orderBy: { position: 'asc' } } } as const;
-const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 /** The resource type of a distribution on its idempotency record. */
 export const DISTRIBUTION_RESOURCE = 'distribution';
 
@@ -72,7 +73,7 @@ export class DistributionsRepository {
             const created = await create(tx);
             await linkIdempotentResource(tx, idempotencyRecordId, { type: DISTRIBUTION_RESOURCE, id: created.id });
             return created;
-          }, TX_LIMITS)
+          }, TRANSACTION_LIMITS)
         : await create(this.prisma);
       return toRecord(row);
     } catch (error) {
@@ -109,7 +110,7 @@ export class DistributionsRepository {
         },
       });
       return toRecord(await tx.distribution.findUniqueOrThrow({ where: { id }, include: WITH_SHARES }));
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /** Removes a PENDING distribution that provably never reached the provider, freeing its paymentId. */
@@ -122,23 +123,13 @@ export class DistributionsRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  async list(filter: DistributionFilter, page: DistributionPageRequest): Promise<DistributionRecord[]> {
+  async list(filter: DistributionFilter, page: PageRequest): Promise<DistributionRecord[]> {
     const where: Prisma.DistributionWhereInput = {
       ...(filter.kind ? { kind: filter.kind } : {}),
       ...(filter.status ? { status: filter.status } : {}),
-      ...(filter.from || filter.to
-        ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
-        : {}),
+      ...withinPeriod('createdAt', filter),
     };
-    const after = page.after;
-    const rows = await this.prisma.distribution.findMany({
-      where: after
-        ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
-        : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-      include: WITH_SHARES,
-    });
+    const rows = await this.prisma.distribution.findMany({ ...keysetPage('createdAt', where, page), include: WITH_SHARES });
     return rows.map(toRecord);
   }
 
@@ -162,7 +153,7 @@ export class DistributionsRepository {
       if (moved.length === 0) return undefined;
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus: 'UNKNOWN', toStatus: resolution.status } });
       return toRecord(await tx.distribution.findUniqueOrThrow({ where: { id }, include: WITH_SHARES }));
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 }
 

@@ -3,15 +3,15 @@ import type { Logger } from 'pino';
 import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
 import { ConflictError, NotFoundError, ValidationFailedError, type FieldError } from '../common/domain-error';
-import { Money, MoneyError, parseStoredDecimal } from '../common/money';
+import { Money, MoneyError, readStoredAmount } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
-import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
+import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
 import type { AppConfig, CurrencyRule } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { DistributionClient } from '../provider/clients/distribution.client';
-import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
+import { ProviderError, ProviderRejectedError, provesNotSent } from '../provider/provider.errors';
 import type { DistributionEntry, SuccessMessage } from '../provider/provider.types';
 import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber } from './distribution-shares';
 import type { DistributionFilter, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
@@ -25,11 +25,6 @@ import type {
 } from './distributions.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { DISTRIBUTION_RESOURCE, DistributionsRepository } from './distributions.repository';
-
-/** An error that proves the request never reached the provider: nothing can have been distributed. */
-export function provesNotSent(error: unknown): boolean {
-  return error instanceof ProviderError && error.outcomeKnown && !(error instanceof ProviderRejectedError);
-}
 
 /** A request checked and computed, ready to be stored and sent. */
 interface Prepared {
@@ -134,14 +129,8 @@ export class DistributionsService implements OnModuleInit {
       status: query.status,
       ...periodOf(query),
     };
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const rows = await this.distributions.list(filter, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
-    return toPage(
-      rows,
-      limit,
-      (d) => ({ at: d.createdAt, id: d.id }),
-      (d) => this.toDto(d),
-    );
+    const rows = await this.distributions.list(filter, { limit: limit + 1, after: afterCursor(query.cursor) });
+    return toPage(rows, limit, positionOf, (d) => this.toDto(d));
   }
 
   /**
@@ -206,10 +195,7 @@ export class DistributionsService implements OnModuleInit {
     } catch (error) {
       if (provesNotSent(error)) {
         await this.distributions.deletePending(stored.id);
-        this.logger.warn(
-          { distributionId: stored.id, code: (error as ProviderError).code },
-          'distribution not sent to the provider; record removed',
-        );
+        this.logger.warn({ distributionId: stored.id, code: error.code }, 'distribution not sent to the provider; record removed');
         throw error;
       }
       outcome = failedOutcome(error);
@@ -228,7 +214,7 @@ export class DistributionsService implements OnModuleInit {
 
   private toDto(distribution: DistributionRecord): DistributionDto {
     const rule = this.ruleFor(distribution.currency);
-    const amount = parseStoredDecimal(distribution.amount, rule);
+    const amount = readStoredAmount(distribution.amount, rule);
     const allocated = distribution.shares.reduce((sum, share) => sum + share.shareMinor, 0n);
     return {
       id: distribution.id,

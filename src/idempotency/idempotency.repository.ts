@@ -1,3 +1,4 @@
+import { PURGE_TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
@@ -5,9 +6,6 @@ import { PrismaService } from '../database/prisma.service';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { sqlStatement } from '../database/sql-statement';
 import { IdempotencyInProgressError } from './idempotency.errors';
-
-// The purge is a background chore: give up rather than queue behind a busy database for long.
-const PURGE_TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 60_000 };
 
 export type IdempotencyState = 'in_progress' | 'completed';
 
@@ -184,12 +182,6 @@ export class IdempotencyRepository {
   /** Frees the key of a request that never started executing, so that a corrected retry can run. */
   async release(record: Pick<IdempotencyRecord, 'id'>): Promise<void> {
     await this.prisma.$executeRaw`DELETE FROM idempotency_records WHERE id = ${record.id}::uuid AND state = 'in_progress'`;
-  }
-
-  /** Deletes the records expired at `now` (by default the database's now). */
-  async purgeExpired(now?: Date): Promise<number> {
-    if (now) return this.prisma.$executeRaw`DELETE FROM idempotency_records WHERE expires_at < ${now}`;
-    return this.prisma.$executeRaw`DELETE FROM idempotency_records WHERE expires_at < now()`;
   }
 
   /**

@@ -60,17 +60,11 @@ export interface OrderDetailRecord {
   callbacks: Pick<CallbackRecord, 'id' | 'outcome' | 'result' | 'receivedAt'>[];
 }
 
-export interface NewOrder {
-  reference: string;
-  customerId: string;
-  amount: string;
-  currency: string;
-  service: number;
-  wallet: string;
-  description: string;
-  payer: string;
-  payerEmail: string;
-}
+/** An order as the request gave it, before it is stored PENDING. */
+export type NewOrder = Pick<
+  OrderRecord,
+  'reference' | 'customerId' | 'amount' | 'currency' | 'service' | 'wallet' | 'description' | 'payer' | 'payerEmail'
+>;
 
 export interface OrderFilter {
   customerId?: string;
@@ -79,12 +73,6 @@ export interface OrderFilter {
   from?: Date;
   to?: Date;
   needsReview?: boolean;
-}
-
-export interface PageRequest {
-  limit: number;
-  /** Position after which to continue, newest first. */
-  after?: { createdAt: Date; id: string };
 }
 
 /** What the provider's answer to the pay-in did to the order. */

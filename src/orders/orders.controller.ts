@@ -27,7 +27,8 @@ import {
   OrderStatusEventDto,
 } from './orders.dto';
 import type { OrderStreamMessage } from './order-streams';
-import { OrdersService, provesNotSent } from './orders.service';
+import { provesNotSent } from '../provider/provider.errors';
+import { OrdersService } from './orders.service';
 
 @ApiTags('Pay-in orders')
 @Controller('v1/orders')

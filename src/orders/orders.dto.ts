@@ -4,8 +4,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
 import { ORDER_STATUSES, type OrderStatus } from './order.types';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { Trim } from '../common/validation';
 
 export class CreateOrderDto {
   @ApiProperty({
@@ -25,7 +24,7 @@ export class CreateOrderDto {
     example: '237600000001',
     description: "The customer's mobile wallet (digits). In the sandbox, the wallet chooses the outcome.",
   })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Matches(/^\d{6,20}$/, { message: 'wallet must be 6 to 20 digits' })
   wallet: string;
@@ -37,19 +36,19 @@ export class CreateOrderDto {
   service: number;
 
   @ApiProperty({ example: 'Order #1042: 2 tickets', maxLength: 255 })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 255)
   description: string;
 
   @ApiProperty({ example: 'Awa Ndiaye', maxLength: 120 })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 120)
   payer: string;
 
   @ApiProperty({ example: 'awa@example.com' })
-  @Transform(trim)
+  @Trim()
   @IsEmail({}, { message: 'payerEmail must be an email address' })
   @MaxLength(254)
   payerEmail: string;

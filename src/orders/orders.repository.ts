@@ -1,3 +1,6 @@
+import type { PageRequest } from '../common/pagination';
+import { keysetPage, withinPeriod } from '../database/list-queries';
+import { TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
@@ -15,7 +18,6 @@ import {
   type OrderRecord,
   type OrderStatus,
   type OrderStatusEvent,
-  type PageRequest,
   type ResolvableGuard,
   type StatusChangeRecord,
   type SubmissionOutcome,
@@ -46,7 +48,6 @@ type OrderRow = Prisma.OrderGetPayload<object>;
 export const ORDER_EVENTS_CHANNEL = 'order_status';
 /** The resource type of an order on its idempotency record. */
 export const ORDER_RESOURCE = 'order';
-const TX_LIMITS = { maxWait: 15_000, timeout: 15_000 };
 
 /**
  * Orders, their history and their callbacks. Every state change happens in one transaction with
@@ -159,7 +160,7 @@ export class OrdersRepository {
         );
       }
       return events;
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
@@ -218,25 +219,9 @@ export class OrdersRepository {
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.currency ? { currency: filter.currency } : {}),
       ...(filter.needsReview !== undefined ? { needsReview: filter.needsReview } : {}),
-      ...(filter.from || filter.to
-        ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
-        : {}),
+      ...withinPeriod('createdAt', filter),
     };
-    const after = page.after;
-    const rows = await this.prisma.order.findMany({
-      where: after
-        ? // The redundant `lte` bounds the index scan at the cursor; the OR alone is a filter applied from the newest row on.
-          {
-            AND: [
-              where,
-              { createdAt: { lte: after.createdAt } },
-              { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] },
-            ],
-          }
-        : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-    });
+    const rows = await this.prisma.order.findMany(keysetPage('createdAt', where, page));
     return rows.map(toOrder);
   }
 
@@ -293,7 +278,7 @@ export class OrdersRepository {
       const event = await this.recordChange(tx, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 
   /** Clears `needsReview` (guarded: only a flagged order moves), with its history entry and audit event. */
@@ -319,7 +304,7 @@ export class OrdersRepository {
       );
       await appendAuditEvent(tx, { ...audit, details: { ...audit.details, status } });
       return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
-    }, TX_LIMITS);
+    }, TRANSACTION_LIMITS);
   }
 }
 

@@ -18,7 +18,8 @@ import type { OrderStreams } from './order-streams';
 import type { NewOrder, OrderRecord, OrderStatusEvent, SubmissionOutcome } from './order.types';
 import type { CreateOrderDto } from './orders.dto';
 import type { OrdersRepository } from './orders.repository';
-import { OrdersService, provesNotSent } from './orders.service';
+import { OrdersService } from './orders.service';
+import { provesNotSent } from '../provider/provider.errors';
 
 const alice: AuthUser = { id: 'alice', roles: ['customer'] };
 const dto = {

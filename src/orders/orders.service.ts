@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { canReadAll, canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { csvRow } from '../common/csv';
-import { decodeCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
-import { MoneyError, parseStoredDecimal } from '../common/money';
+import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATTERN, type KeysetPosition } from '../common/pagination';
+import { formatStoredAmount, MoneyError } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { PayinClient } from '../provider/clients/payin.client';
-import { ProviderError, ProviderRejectedError } from '../provider/provider.errors';
+import { ProviderError, ProviderRejectedError, provesNotSent, type ProviderErrorCarrier } from '../provider/provider.errors';
 import type { PayinEnvelope } from '../provider/provider.types';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
@@ -43,11 +43,6 @@ const CSV_COLUMNS = [
   'failureReason',
   'needsReview',
 ] as const satisfies readonly (keyof OrderDto)[];
-
-/** An error that proves the pay-in never reached the provider: nothing can have moved. */
-export function provesNotSent(error: unknown): error is ProviderError {
-  return error instanceof ProviderError && error.outcomeKnown && !(error instanceof ProviderRejectedError);
-}
 
 @Injectable()
 export class OrdersService implements OnModuleInit {
@@ -119,7 +114,7 @@ export class OrdersService implements OnModuleInit {
     const order = created.order;
 
     let outcome: SubmissionOutcome;
-    let notSent: ProviderError | undefined;
+    let notSent: ProviderError | ProviderErrorCarrier | undefined;
     try {
       const envelope = await this.payin.collect(
         {
@@ -171,14 +166,8 @@ export class OrdersService implements OnModuleInit {
   async list(user: AuthUser, query: ListOrdersQueryDto): Promise<OrderPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const filter = filterFor(user, query);
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const rows = await this.orders.list(filter, { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } });
-    return toPage(
-      rows,
-      limit,
-      (o) => ({ at: o.createdAt, id: o.id }),
-      (o) => this.toDto(o),
-    );
+    const rows = await this.orders.list(filter, { limit: limit + 1, after: afterCursor(query.cursor) });
+    return toPage(rows, limit, positionOf, (o) => this.toDto(o));
   }
 
   /**
@@ -188,7 +177,7 @@ export class OrdersService implements OnModuleInit {
   async *exportCsv(user: AuthUser, query: ListOrdersQueryDto): AsyncGenerator<string> {
     const filter = filterFor(user, query);
     yield csvRow(CSV_COLUMNS);
-    let after: { createdAt: Date; id: string } | undefined;
+    let after: KeysetPosition | undefined;
     for (;;) {
       const batch = await this.orders.list(filter, { limit: EXPORT_BATCH_SIZE, after });
       if (batch.length === 0) return;
@@ -198,8 +187,7 @@ export class OrdersService implements OnModuleInit {
         chunk += csvRow(CSV_COLUMNS.map((column) => dto[column]));
       }
       yield chunk;
-      const last = batch[batch.length - 1];
-      after = { createdAt: last.createdAt, id: last.id };
+      after = positionOf(batch[batch.length - 1]);
       if (batch.length < EXPORT_BATCH_SIZE) return;
     }
   }
@@ -228,17 +216,16 @@ export class OrdersService implements OnModuleInit {
   /** Existing and visible to this user, or 404: another customer's order does not exist for them. */
   private async findVisible(user: AuthUser, id: string): Promise<OrderRecord> {
     const order = UUID_PATTERN.test(id) ? await this.orders.findById(id) : undefined;
-    if (!order || (!canReadAll(user) && order.customerId !== user.id)) throw new NotFoundError(`No order ${id}.`);
+    if (!order || !canSee(user, order.customerId)) throw new NotFoundError(`No order ${id}.`);
     return order;
   }
 
   private toDto(order: OrderRecord): OrderDto {
-    const rule = this.config.currencies[order.currency];
     return {
       id: order.id,
       reference: order.reference,
       status: order.status,
-      amount: rule ? parseStoredDecimal(order.amount, rule).toString() : order.amount,
+      amount: formatStoredAmount(order.amount, order.currency, this.config.currencies),
       currency: order.currency,
       service: order.service,
       wallet: order.wallet,
@@ -257,7 +244,7 @@ export class OrdersService implements OnModuleInit {
 
 function filterFor(user: AuthUser, query: ListOrdersQueryDto): OrderFilter {
   return {
-    customerId: canReadAll(user) ? undefined : user.id,
+    customerId: visibleOwnerOf(user),
     status: query.status,
     currency: query.currency,
     ...periodOf(query),

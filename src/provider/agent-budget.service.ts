@@ -31,8 +31,4 @@ export class AgentBudgetService implements OnModuleInit {
     const decision = await this.repository.take(this.config.provider.agentHourlyLimit);
     if (!decision.granted) throw new AgentBudgetExhaustedError(decision.retryAfterSeconds);
   }
-
-  usedInLastHour(): Promise<number> {
-    return this.repository.usedInLastHour();
-  }
 }

@@ -21,6 +21,30 @@ export abstract class ProviderError extends DomainError {
   }
 }
 
+/**
+ * An error of another area that stands for a provider error and adds what that area left behind
+ * (e.g. the card operation recorded): whatever the provider error proves, it proves too.
+ */
+export abstract class ProviderErrorCarrier extends DomainError {
+  abstract readonly providerError: ProviderError;
+}
+
+/** The provider error an error is, or carries; undefined for any other error. */
+export function providerErrorOf(error: unknown): ProviderError | undefined {
+  if (error instanceof ProviderError) return error;
+  return error instanceof ProviderErrorCarrier ? error.providerError : undefined;
+}
+
+/**
+ * An error that proves the request never reached the provider (budget spent, provider unreachable,
+ * our credentials refused): nothing can have happened, so the operation is FAILED, not UNKNOWN, and
+ * its idempotency key may be used again. A refusal is excluded: the provider saw that request.
+ */
+export function provesNotSent(error: unknown): error is ProviderError | ProviderErrorCarrier {
+  const providerError = providerErrorOf(error);
+  return providerError !== undefined && providerError.outcomeKnown && !(providerError instanceof ProviderRejectedError);
+}
+
 /** Which of the provider's documented error bodies came back. */
 export type ProviderErrorShape =
   | 'payin_failure_envelope' // pay-in 400 (b): full envelope, status FAILURE

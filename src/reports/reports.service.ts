@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { parseStoredDecimal } from '../common/money';
+import { formatStoredAmount } from '../common/money';
 import { periodOf } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -25,15 +25,12 @@ export class ReportsService {
     return {
       from: query.from ?? null,
       to: query.to ?? null,
-      lines: rows.map((row) => {
-        const rule = this.config.currencies[row.currency];
-        return {
-          status: row.status,
-          currency: row.currency,
-          count: row.count,
-          total: rule ? parseStoredDecimal(row.total, rule).toString() : row.total,
-        };
-      }),
+      lines: rows.map((row) => ({
+        status: row.status,
+        currency: row.currency,
+        count: row.count,
+        total: formatStoredAmount(row.total, row.currency, this.config.currencies),
+      })),
     };
   }
 
@@ -41,17 +38,13 @@ export class ReportsService {
   async attention(): Promise<AttentionReportDto> {
     const window = interruptedAfterSeconds(this.config.provider.timeoutMs);
     const rows = await this.attentionQueues.attention(ATTENTION_QUEUE_SIZE, window);
-    const amount = (value: string, currency: string) => {
-      const rule = this.config.currencies[currency];
-      return rule ? parseStoredDecimal(value, rule).toString() : value;
-    };
     const queue = <R extends { createdAt: Date; updatedAt?: Date; amount: string | null; currency: string | null }>(
       q: AttentionQueue<R>,
     ) => ({
       count: q.count,
       oldest: q.oldest.map((row) => ({
         ...row,
-        amount: row.amount !== null && row.currency !== null ? amount(row.amount, row.currency) : row.amount,
+        amount: formatStoredAmount(row.amount, row.currency, this.config.currencies),
         createdAt: row.createdAt.toISOString(),
         ...(row.updatedAt ? { updatedAt: row.updatedAt.toISOString() } : {}),
       })),

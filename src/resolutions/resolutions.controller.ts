@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
-import { CardOperationDto } from '../cards/cards.dto';
+import { CardOperationDto } from '../cards/card-operations.dto';
 import { DistributionDto } from '../distributions/distributions.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { OrderDetailDto } from '../orders/orders.dto';

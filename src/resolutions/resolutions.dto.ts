@@ -1,5 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsIn, IsString, Length } from 'class-validator';
 import { MANUAL_ORDER_OUTCOMES, type ManualOrderOutcome } from '../orders/order.types';
 import {
@@ -9,8 +8,7 @@ import {
   type ManualCardOperationOutcome,
   type ManualDistributionOutcome,
 } from './resolution-rules';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { Trim } from '../common/validation';
 
 /** Why a person decided: kept forever in the history and the audit trail. */
 export class ManualNoteDto {
@@ -20,7 +18,7 @@ export class ManualNoteDto {
     maxLength: NOTE_MAX_LENGTH,
     description: 'What the decision rests on (a statement line, a dashboard reference). Trimmed; 1 to 500 characters; no NUL.',
   })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, NOTE_MAX_LENGTH)
   note: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
-import type { CardOperationDto } from '../cards/cards.dto';
+import type { CardOperationDto } from '../cards/card-operations.dto';
 import { CardsRepository } from '../cards/cards.repository';
 import { CardsService } from '../cards/cards.service';
 import { NotFoundError } from '../common/domain-error';

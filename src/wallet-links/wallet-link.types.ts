@@ -30,12 +30,6 @@ export interface WalletLinkFilter {
   ownerId?: string;
 }
 
-export interface WalletLinkPageRequest {
-  limit: number;
-  /** Position after which to continue, newest first. */
-  after?: { createdAt: Date; id: string };
-}
-
 /** Associated data of a stored apikey: binds the ciphertext to its matricule (no swapping between rows). */
 export function apikeyPurpose(matricule: string): string {
   return `wallet-link-apikey:${matricule}`;

@@ -1,26 +1,24 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
 import { PageDto, PageQueryDto } from '../common/pagination';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { Trim } from '../common/validation';
 
 export class CreateWalletLinkDto {
   @ApiProperty({ example: 'awa@example.com', description: 'Email of the wallet user; one link per email (compared without case)' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @MaxLength(254)
   @IsEmail({}, { message: 'email must be an email address' })
   email: string;
 
   @ApiProperty({ example: '650000001', description: 'National number, digits only (4 to 15): no +, space or country code' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Matches(/^\d{4,15}$/, { message: 'phone must be 4 to 15 digits, without + or spaces' })
   phone: string;
 
   @ApiProperty({ example: '+237', description: "Country calling code: '+' then 1 to 4 digits" })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Matches(/^\+\d{1,4}$/, { message: "phoneCountry must be '+' followed by 1 to 4 digits" })
   phoneCountry: string;

@@ -1,8 +1,10 @@
+import type { PageRequest } from '../common/pagination';
+import { keysetPage } from '../database/list-queries';
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../database/unique-violation';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
-import type { LinkedWallet, WalletLinkClaim, WalletLinkFilter, WalletLinkPageRequest, WalletLinkRecord } from './wallet-link.types';
+import type { LinkedWallet, WalletLinkClaim, WalletLinkFilter, WalletLinkRecord } from './wallet-link.types';
 
 type WalletLinkRow = Prisma.WalletLinkGetPayload<object>;
 
@@ -68,16 +70,9 @@ export class WalletLinksRepository {
     return rows.map(toRecord);
   }
 
-  async list(filter: WalletLinkFilter, page: WalletLinkPageRequest): Promise<WalletLinkRecord[]> {
+  async list(filter: WalletLinkFilter, page: PageRequest): Promise<WalletLinkRecord[]> {
     const where: Prisma.WalletLinkWhereInput = { ...(filter.ownerId ? { ownerId: filter.ownerId } : {}), ...LINKED };
-    const after = page.after;
-    const rows = await this.prisma.walletLink.findMany({
-      where: after
-        ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
-        : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: page.limit,
-    });
+    const rows = await this.prisma.walletLink.findMany(keysetPage('createdAt', where, page));
     return rows.map(toRecord);
   }
 }

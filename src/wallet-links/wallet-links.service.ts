@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { canReadAll, type AuthUser } from '../auth/auth.types';
+import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, UUID_PATTERN } from '../common/pagination';
+import { afterCursor, DEFAULT_PAGE_SIZE, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { SecretBox } from '../common/secret-box';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -103,12 +103,8 @@ export class WalletLinksService {
 
   async list(user: AuthUser, query: ListWalletLinksQueryDto): Promise<WalletLinkPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const rows = await this.links.list(
-      { ownerId: canReadAll(user) ? undefined : user.id },
-      { limit: limit + 1, after: after && { createdAt: after.at, id: after.id } },
-    );
-    return toPage(rows, limit, (l) => ({ at: l.createdAt, id: l.id }), toDto);
+    const rows = await this.links.list({ ownerId: visibleOwnerOf(user) }, { limit: limit + 1, after: afterCursor(query.cursor) });
+    return toPage(rows, limit, positionOf, toDto);
   }
 
   /** The clear apikey of a link, for server-side use only (never an HTTP answer). */
@@ -123,7 +119,7 @@ export class WalletLinksService {
   /** Existing and visible to this user, or 404: another customer's link does not exist for them. */
   private async findVisible(user: AuthUser, id: string): Promise<WalletLinkRecord> {
     const link = UUID_PATTERN.test(id) ? await this.links.findById(id) : undefined;
-    if (!link || (!canReadAll(user) && link.ownerId !== user.id)) throw new NotFoundError(`No wallet link ${id}.`);
+    if (!link || !canSee(user, link.ownerId)) throw new NotFoundError(`No wallet link ${id}.`);
     return link;
   }
 }
