@@ -14,49 +14,45 @@ export class MetricsService implements OnApplicationShutdown {
   readonly registry = new Registry();
   private readonly refreshTimers = new Set<NodeJS.Timeout>();
 
-  readonly httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[]) {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
 
-  readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  private latencyHistogram<L extends string>(name: string, help: string, labelNames: readonly L[]) {
+    return new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [this.registry] });
+  }
 
-  readonly providerCalls = new Counter({
-    name: 'provider_calls_total',
-    help: 'Calls to the payment provider, by endpoint and outcome',
-    labelNames: ['endpoint', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly httpRequests = this.counter('http_requests_total', 'HTTP requests answered, by method, route pattern and status', [
+    'method',
+    'route',
+    'status',
+  ]);
 
-  readonly providerDuration = new Histogram({
-    name: 'provider_call_duration_seconds',
-    help: 'Latency of calls to the payment provider, by endpoint',
-    labelNames: ['endpoint'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly httpDuration = this.latencyHistogram('http_request_duration_seconds', 'HTTP request latency, by method and route pattern', [
+    'method',
+    'route',
+  ]);
 
-  readonly tokenRefreshes = new Counter({
-    name: 'provider_token_refreshes_total',
-    help: 'Provider bearer tokens obtained by this instance, by result',
-    labelNames: ['result'] as const,
-    registers: [this.registry],
-  });
+  readonly providerCalls = this.counter('provider_calls_total', 'Calls to the payment provider, by endpoint and outcome', [
+    'endpoint',
+    'outcome',
+  ]);
 
-  readonly callbacks = new Counter({
-    name: 'provider_callbacks_total',
-    help: 'Provider callbacks received by this instance, by outcome (success/failure) and result (APPLIED, DUPLICATE, CONFLICT, REJECTED)',
-    labelNames: ['outcome', 'result'] as const,
-    registers: [this.registry],
-  });
+  readonly providerDuration = this.latencyHistogram(
+    'provider_call_duration_seconds',
+    'Latency of calls to the payment provider, by endpoint',
+    ['endpoint'],
+  );
+
+  readonly tokenRefreshes = this.counter('provider_token_refreshes_total', 'Provider bearer tokens obtained by this instance, by result', [
+    'result',
+  ]);
+
+  readonly callbacks = this.counter(
+    'provider_callbacks_total',
+    'Provider callbacks received by this instance, by outcome (success/failure) and result (APPLIED, DUPLICATE, CONFLICT, REJECTED)',
+    ['outcome', 'result'],
+  );
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

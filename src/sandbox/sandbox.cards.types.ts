@@ -1,25 +1,19 @@
 /** What the sandbox keeps of card users, cards and their transactions (minor units as bigint). */
 
-export interface CardUser {
+import type { CardUserBody } from '../provider/provider.types';
+
+/** The create body's required fields, as the provider's own wire type names them (one definition of the shape). */
+type RequiredCardUserField = 'first_name' | 'last_name' | 'email' | 'country_code' | 'contact' | 'dob' | 'is_business';
+
+/** A card user as the sandbox keeps it: the body's fields (the optional ones null when absent), its ids, its cards. */
+export type CardUser = Pick<CardUserBody, RequiredCardUserField> & {
+  [Field in Exclude<keyof CardUserBody, RequiredCardUserField>]: CardUserBody[Field] | null;
+} & {
   user_id: string;
   reference: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  country_code: string;
-  contact: string;
-  dob: string;
-  is_business: boolean;
-  billing_adress: string | null;
-  billing_city: string | null;
-  billing_country: string | null;
-  id_number: string | null;
-  business_name: string | null;
-  billing_state: string | null;
-  billing_postal_code: string | null;
   cards: string[];
   created_at: string;
-}
+};
 
 export type CardStatus = 'active' | 'disabled' | 'terminated';
 

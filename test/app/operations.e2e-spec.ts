@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import request from 'supertest';
 import { PayinClient } from '../../src/provider/clients/payin.client';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
@@ -59,12 +58,8 @@ describe('operations', () => {
     const alice = await customer(service);
     await request(service.server).get('/metrics').expect(200);
     const statements: string[] = [];
-    const original = Client.prototype.query;
-    const query = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-      const [first] = args as [string | { text: string }];
-      statements.push(typeof first === 'string' ? first : first.text);
-      return (original as (...args: unknown[]) => never).apply(this, args);
-    });
+    // Every statement the service sends through its pool (Prisma's and the written-out ones), at the driver.
+    const stopObserving = service.prisma.observeStatements((sql) => statements.push(sql));
     try {
       // The driver sees the statements of a request that reads orders…
       await alice.listOrders().expect(200);
@@ -74,7 +69,7 @@ describe('operations', () => {
       for (let i = 0; i < 5; i++) expect((await request(service.server).get('/metrics').expect(200)).text).toContain('orders_by_status');
       expect(statements.filter((sql) => /\borders\b/.test(sql))).toEqual([]);
     } finally {
-      query.mockRestore();
+      stopObserving();
     }
   });
 
