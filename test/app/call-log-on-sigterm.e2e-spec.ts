@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { mintToken } from '../../src/auth/token-minter';
-import { TEST_WALLETS, type RecordedRequest, type RunningSandbox } from '../../src/sandbox/sandbox.server';
-import { startChildService, type ChildService } from '../support/child-service';
+import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { payinReachesSandbox, startChildService, type ChildService } from '../support/child-service';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
 import { startTestSandbox } from '../support/test-service';
@@ -39,15 +39,7 @@ describe('the provider call log on SIGTERM', () => {
       LOG_LEVEL: 'warn',
     });
     const token = await mintToken({ sub: 'cust_sigterm', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
-    const payinSent = new Promise<RecordedRequest>((done) => {
-      const listener = (recorded: RecordedRequest) => {
-        if (recorded.path === '/api/agent/bills/v3' && (recorded.body as { wallet?: string })?.wallet === TEST_WALLETS.TIMEOUT) {
-          sandbox.state.off('request', listener);
-          done(recorded);
-        }
-      };
-      sandbox.state.on('request', listener);
-    });
+    const payinSent = payinReachesSandbox(sandbox, TEST_WALLETS.TIMEOUT);
     const inFlight = fetch(`${child.base}/v1/orders`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },

@@ -4,8 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { mintToken } from '../../src/auth/token-minter';
 import { OrdersRepository } from '../../src/orders/orders.repository';
-import { TEST_WALLETS, type RecordedRequest, type RunningSandbox } from '../../src/sandbox/sandbox.server';
-import { startChildService, type ChildService } from '../support/child-service';
+import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { payinReachesSandbox, startChildService, type ChildService } from '../support/child-service';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -55,15 +55,7 @@ describe('kill -9 during a pay-in', () => {
     const key = randomUUID();
     const body = orderRequest({ wallet: TEST_WALLETS.TIMEOUT });
 
-    const payinSent = new Promise<RecordedRequest>((done) => {
-      const listener = (recorded: RecordedRequest) => {
-        if (recorded.path === '/api/agent/bills/v3' && (recorded.body as { wallet?: string })?.wallet === TEST_WALLETS.TIMEOUT) {
-          sandbox.state.off('request', listener);
-          done(recorded);
-        }
-      };
-      sandbox.state.on('request', listener);
-    });
+    const payinSent = payinReachesSandbox(sandbox, TEST_WALLETS.TIMEOUT);
     const inFlight = fetch(`${started.base}/v1/orders`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'idempotency-key': key, 'content-type': 'application/json' },

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RecordedRequest, RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { freePort } from './test-service';
 
 const ROOT = resolve(__dirname, '../..');
@@ -48,4 +49,17 @@ export async function startChildService(
     }
     await sleep(200);
   }
+}
+
+/** Resolves with the first pay-in the sandbox receives for `wallet`: the moment a request is in flight at the provider. */
+export function payinReachesSandbox(sandbox: RunningSandbox, wallet: string): Promise<RecordedRequest> {
+  return new Promise<RecordedRequest>((done) => {
+    const listener = (recorded: RecordedRequest) => {
+      if (recorded.path === '/api/agent/bills/v3' && (recorded.body as { wallet?: string })?.wallet === wallet) {
+        sandbox.state.off('request', listener);
+        done(recorded);
+      }
+    };
+    sandbox.state.on('request', listener);
+  });
 }
