@@ -1,6 +1,9 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** One value of a gauge, with its labels. */
+type GaugeSample<L extends string> = { labels: Record<L, string>; value: number };
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
@@ -59,22 +62,8 @@ export class MetricsService implements OnApplicationShutdown {
   }
 
   /** A gauge whose values are read when Prometheus scrapes (from the database, shared by all instances). */
-  gaugeCollectedOnScrape<L extends string>(
-    name: string,
-    help: string,
-    labelNames: readonly L[],
-    read: () => Promise<{ labels: Record<L, string>; value: number }[]>,
-  ) {
-    return new Gauge({
-      name,
-      help,
-      labelNames,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const { labels, value } of await read()) this.set(labels as never, value);
-      },
-    });
+  gaugeCollectedOnScrape<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<GaugeSample<L>[]>) {
+    return this.gaugeOf(name, help, labelNames, read);
   }
 
   /**
@@ -89,29 +78,35 @@ export class MetricsService implements OnApplicationShutdown {
     help: string,
     labelNames: readonly L[],
     intervalMs: number,
-    read: () => Promise<{ labels: Record<L, string>; value: number }[]>,
+    read: () => Promise<GaugeSample<L>[]>,
   ) {
-    type Sample = { labels: Record<L, string>; value: number };
-    let values: Sample[] | undefined;
-    let reading: Promise<Sample[]> | undefined;
+    let values: GaugeSample<L>[] | undefined;
+    let reading: Promise<GaugeSample<L>[]> | undefined;
     const refresh = () =>
       (reading ??= read()
         .then((read) => (values = read))
         .finally(() => (reading = undefined)));
     let timer: NodeJS.Timeout | undefined;
-    const refreshTimers = this.refreshTimers;
+    return this.gaugeOf(name, help, labelNames, async () => {
+      const current = values ?? (await refresh());
+      if (!timer) {
+        timer = setInterval(() => void refresh().catch(() => undefined), intervalMs);
+        timer.unref();
+        this.refreshTimers.add(timer);
+      }
+      return current;
+    });
+  }
+
+  /** A gauge whose samples, all of them, come from `samples` at each scrape (the previous ones cleared). */
+  private gaugeOf<L extends string>(name: string, help: string, labelNames: readonly L[], samples: () => Promise<GaugeSample<L>[]>) {
     return new Gauge({
       name,
       help,
       labelNames,
       registers: [this.registry],
       async collect() {
-        const current = values ?? (await refresh());
-        if (!timer) {
-          timer = setInterval(() => void refresh().catch(() => undefined), intervalMs);
-          timer.unref();
-          refreshTimers.add(timer);
-        }
+        const current = await samples();
         this.reset();
         for (const { labels, value } of current) this.set(labels as never, value);
       },
