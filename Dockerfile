@@ -62,4 +62,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM (docker stop) shuts the service down gracefully; the service never migrates at start.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/main.js"]
+# As `npm run start:prod`: --max-old-space-size=1024 also makes V8 grow its heap by a smaller factor
+# after each collection (it scales the factor with the limit), so garbage does not pile up to 2-4
+# times the live heap under load (bench peak RSS 315 -> 230 MB, no CPU cost seen). See README.
+CMD ["node", "--max-old-space-size=1024", "dist/main.js"]

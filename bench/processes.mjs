@@ -1,6 +1,7 @@
 /** The benchmarked processes: started in their own process groups, measured from /proc, stopped. */
 import { spawn } from 'node:child_process';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -111,4 +112,21 @@ export function groupPeakRssBytes(group) {
 export async function statementCounts(counterPort) {
   const response = await fetch(`http://127.0.0.1:${counterPort}/`);
   return response.json();
+}
+
+/**
+ * The service runs as `npm run start:prod` runs it (its environment assignments and node options, read from
+ * package.json), but without npm in between: npm's own process would be counted in the service's CPU and memory.
+ */
+export function productionCommand(root) {
+  const script = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['start:prod'];
+  const words = script.trim().split(/\s+/);
+  const env = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [name, ...value] = words.shift().split('=');
+    env[name] = value.join('=');
+  }
+  if (words.shift() !== 'node') throw new Error(`start:prod must run node directly, not: ${script}`);
+  const entry = words.pop();
+  return { env, nodeOptions: words, entry };
 }

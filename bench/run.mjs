@@ -8,14 +8,23 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import { createDatabase, databaseUrlFor, dropDatabase, seedOrders } from './database.mjs';
-import { freePort, groupCpuMicros, groupPeakRssBytes, startGroup, statementCounts, stopGroup, waitUntilAnswering } from './processes.mjs';
+import {
+  freePort,
+  groupCpuMicros,
+  groupPeakRssBytes,
+  productionCommand,
+  startGroup,
+  statementCounts,
+  stopGroup,
+  waitUntilAnswering,
+} from './processes.mjs';
 import { printReport } from './report.mjs';
 
 const positiveInteger = (name, fallback) => {
@@ -283,20 +292,3 @@ main().catch((error) => {
   process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
-
-/**
- * The service runs as `npm run start:prod` runs it (its environment assignments and node options, read from
- * package.json), but without npm in between: npm's own process would be counted in the service's CPU and memory.
- */
-function productionCommand(root) {
-  const script = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['start:prod'];
-  const words = script.trim().split(/\s+/);
-  const env = {};
-  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
-    const [name, ...value] = words.shift().split('=');
-    env[name] = value.join('=');
-  }
-  if (words.shift() !== 'node') throw new Error(`start:prod must run node directly, not: ${script}`);
-  const entry = words.pop();
-  return { env, nodeOptions: words, entry };
-}

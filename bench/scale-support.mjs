@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
+import { productionCommand } from './processes.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The development secret of src/config/app-config.ts: the service runs with its development defaults. */
@@ -40,18 +41,28 @@ export function requireBuild() {
 }
 
 /**
- * `node dist/main.js --migrate` on `databaseUrl` (development defaults: in-process provider sandbox,
- * development JWT secret), with a statement counter preloaded: `statements()` asks the child how
+ * `node dist/main.js --migrate` on `databaseUrl` with the node options and environment assignments of
+ * `npm run start:prod` (heap and malloc settings: memory is what these benches measure), but development
+ * defaults (in-process provider sandbox, development JWT secret), with a statement counter preloaded: `statements()` asks the child how
  * many statements its pg connections have sent so far.
  */
 export async function startService(databaseUrl, env = {}) {
   requireBuild();
+  const production = productionCommand(ROOT);
   const child = spawn(
     process.execPath,
-    ['--expose-gc', '-r', resolve(ROOT, 'bench/scale-statement-counter.cjs'), 'dist/main.js', '--migrate'],
+    [...production.nodeOptions, '--expose-gc', '-r', resolve(ROOT, 'bench/scale-statement-counter.cjs'), production.entry, '--migrate'],
     {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'info', ...env },
+      env: {
+        ...process.env,
+        ...production.env,
+        NODE_ENV: 'development',
+        DATABASE_URL: databaseUrl,
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
   );
