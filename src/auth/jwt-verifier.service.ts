@@ -1,15 +1,17 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { UnauthenticatedError } from '../common/domain-error';
 import { unsafeTextReason } from '../common/validation';
 import { DEFAULT_ROLES, ROLES, isRole, type AuthUser, type Role } from './auth.types';
+import { Hs256Error, verifyHs256 } from './hs256';
 
-const HMAC_ALGORITHMS = ['HS256'];
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256'];
 /** Identity provider and service clocks drift; a few seconds of skew must not log users out. */
 const CLOCK_TOLERANCE_SECONDS = 30;
+const REQUIRED_CLAIMS = ['sub', 'exp'];
 /** Far above any real token; refuses absurd headers before any crypto work. */
 const MAX_TOKEN_LENGTH = 8192;
 
@@ -27,17 +29,13 @@ export const TOKEN_MESSAGES = {
  */
 @Injectable()
 export class JwtVerifier {
-  /** Imported once: jose would import raw key bytes again on every verification. */
-  private readonly hmacKey?: Promise<CryptoKey>;
+  /** Made once; HS256 tokens are verified synchronously (verifyHs256), not through WebCrypto. */
+  private readonly hmacKey?: KeyObject;
   private readonly remoteKeys?: JWTVerifyGetKey;
 
   constructor(@InjectConfig() config: AppConfig) {
     const { jwtSecret, jwksUrl } = config.auth;
-    if (jwtSecret) {
-      this.hmacKey = crypto.subtle.importKey('raw', new TextEncoder().encode(jwtSecret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-        'verify',
-      ]);
-    }
+    if (jwtSecret) this.hmacKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
     // jose caches the key set and refetches on an unknown `kid`, so identity provider key rotation works.
     if (jwksUrl) this.remoteKeys = createRemoteJWKSet(new URL(jwksUrl));
     if (!this.hmacKey && !this.remoteKeys) {
@@ -59,15 +57,16 @@ export class JwtVerifier {
     } catch (error) {
       throw new UnauthenticatedError(TOKEN_MESSAGES.invalid, { cause: error });
     }
-    // The header only picks the key source; `algorithms` below pins each source to its own
-    // algorithms, so a token cannot get an RSA public key used as an HMAC secret (or `none`).
-    const options = { clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['sub', 'exp'] };
+    // The header only picks the key source; each source accepts its own algorithms only (verifyHs256
+    // HS256, jose's `algorithms` RS256/ES256), so a token cannot get an RSA public key used as an
+    // HMAC secret (or `none`).
     try {
-      if (alg !== undefined && HMAC_ALGORITHMS.includes(alg) && this.hmacKey) {
-        return (await jwtVerify(token, await this.hmacKey, { ...options, algorithms: HMAC_ALGORITHMS })).payload;
+      if (alg === 'HS256' && this.hmacKey) {
+        return verifyHs256(token, this.hmacKey, { clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS, requiredClaims: REQUIRED_CLAIMS });
       }
       if (alg !== undefined && ASYMMETRIC_ALGORITHMS.includes(alg) && this.remoteKeys) {
-        return (await jwtVerify(token, this.remoteKeys, { ...options, algorithms: ASYMMETRIC_ALGORITHMS })).payload;
+        const options = { clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: REQUIRED_CLAIMS, algorithms: ASYMMETRIC_ALGORITHMS };
+        return (await jwtVerify(token, this.remoteKeys, options)).payload;
       }
     } catch (error) {
       throw toUnauthenticated(error);
@@ -77,6 +76,9 @@ export class JwtVerifier {
 }
 
 function toUnauthenticated(error: unknown): UnauthenticatedError {
+  if (error instanceof Hs256Error) {
+    return new UnauthenticatedError(error.refusal === 'expired' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid, { cause: error });
+  }
   if (error instanceof errors.JWTExpired) return new UnauthenticatedError(TOKEN_MESSAGES.expired, { cause: error });
   if (isKeySetUnavailable(error)) return new UnauthenticatedError(TOKEN_MESSAGES.keysUnavailable, { cause: error });
   return new UnauthenticatedError(TOKEN_MESSAGES.invalid, { cause: error });
