@@ -1,5 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import axios, { AxiosError, type AxiosInstance } from 'axios';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
@@ -72,8 +73,9 @@ const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
  * before any caller, error message, log line or stored row can see it.
  */
 @Injectable()
-export class ProviderTransport {
-  private readonly http: AxiosInstance;
+export class ProviderTransport implements OnApplicationShutdown {
+  /** Connections to the provider are kept open between calls (one TLS handshake, not one per payment). */
+  private readonly agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
   constructor(
     @InjectConfig() private readonly config: AppConfig,
@@ -81,15 +83,12 @@ export class ProviderTransport {
     private readonly calls: ProviderCallLog,
     private readonly metrics: MetricsService,
   ) {
-    this.http = axios.create({
-      timeout: config.provider.timeoutMs,
-      validateStatus: () => true,
-      responseType: 'text',
-      transformResponse: [(data: unknown) => data],
-      transitional: { clarifyTimeoutError: true },
-      maxRedirects: 0,
-    });
     registerConfiguredSecrets(config);
+  }
+
+  onApplicationShutdown() {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   urlFor(request: ProviderRequest): string {
@@ -107,13 +106,17 @@ export class ProviderTransport {
     let answer: RawProviderAnswer | undefined;
     let failure: ProviderError | undefined;
     try {
-      const response = await this.http.request<string>({
+      const response = await this.send(
         url,
-        method: request.method,
-        headers: { accept: 'application/json', ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        data: request.body === undefined ? undefined : JSON.stringify(request.body),
-      });
-      answer = parseAnswer(response.status, response.data, response.headers['retry-after'] as string | undefined);
+        request.method,
+        {
+          accept: 'application/json',
+          ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        request.body === undefined ? undefined : JSON.stringify(request.body),
+      );
+      answer = parseAnswer(response.status, response.text, firstValue(response.headers['retry-after']));
       return answer;
     } catch (error) {
       failure = this.networkFailure(error, request);
@@ -157,8 +160,50 @@ export class ProviderTransport {
     throw rejection(status, answer);
   }
 
+  /**
+   * One HTTP exchange with node:http(s): any status is an answer; what rejects is a failure to
+   * connect, to send or to read the whole answer, or PROVIDER_TIMEOUT_MS without activity on the
+   * socket (code ETIMEDOUT, whatever the socket reported on being destroyed). No redirect is
+   * followed; the body is read as UTF-8 text.
+   */
+  private send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<WireAnswer> {
+    return new Promise((resolve, reject) => {
+      const target = new URL(url);
+      const secure = target.protocol === 'https:';
+      let timedOut = false;
+      const fail = (error: Error) => reject(timedOut ? timeoutError(this.config.provider.timeoutMs) : error);
+      const outgoing = (secure ? httpsRequest : httpRequest)(
+        target,
+        {
+          method,
+          agent: secure ? this.agents.https : this.agents.http,
+          headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        },
+        (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('error', fail);
+          incoming.on('end', () =>
+            resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(chunks).toString('utf8') }),
+          );
+          // A connection lost mid-answer: 'end' never comes.
+          incoming.on('close', () => {
+            if (!incoming.complete)
+              fail(Object.assign(new Error('the connection closed before the whole answer was read'), { code: 'ECONNRESET' }));
+          });
+        },
+      );
+      outgoing.setTimeout(this.config.provider.timeoutMs, () => {
+        timedOut = true;
+        outgoing.destroy(timeoutError(this.config.provider.timeoutMs));
+      });
+      outgoing.on('error', fail);
+      outgoing.end(body);
+    });
+  }
+
   private networkFailure(error: unknown, request: ProviderRequest): ProviderError {
-    const code = error instanceof AxiosError ? error.code : (error as { code?: string })?.code;
+    const code = (error as { code?: string } | null)?.code;
     if (code && TIMEOUT_CODES.has(code)) {
       return new ProviderTimeoutError(
         `The payment provider did not answer ${request.endpoint} within ${this.config.provider.timeoutMs} ms; the outcome is unknown.`,
@@ -212,6 +257,20 @@ export class ProviderTransport {
 }
 
 const NON_JSON_KEPT_CHARS = 8192;
+
+interface WireAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+function timeoutError(timeoutMs: number): Error {
+  return Object.assign(new Error(`no activity from the provider for ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+}
+
+function firstValue(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
+}
 
 /** Parses and scrubs the provider's answer: nothing unscrubbed leaves this function. */
 function parseAnswer(status: number, text: string | undefined, retryAfter?: string): RawProviderAnswer {
