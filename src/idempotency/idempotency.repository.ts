@@ -222,7 +222,7 @@ export class IdempotencyRepository {
 
   /** Frees the key of a request that never started executing, so that a corrected retry can run. */
   async release(record: Pick<IdempotencyRecord, 'id'>): Promise<void> {
-    await this.prisma.runCounted(RELEASE, [record.id]);
+    await this.prisma.run(RELEASE, [record.id]);
   }
 
   /**

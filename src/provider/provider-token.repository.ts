@@ -116,6 +116,6 @@ export class ProviderTokenRepository {
   }
 
   async releaseLease(cacheKey: string, owner: string): Promise<void> {
-    await this.prisma.runCounted(RELEASE_LEASE, [cacheKey, owner]);
+    await this.prisma.run(RELEASE_LEASE, [cacheKey, owner]);
   }
 }
