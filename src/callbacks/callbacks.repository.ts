@@ -1,9 +1,10 @@
 import type { PageRequest } from '../common/pagination';
 import { keysetPage, withinPeriod } from '../database/list-queries';
-import { PURGE_TRANSACTION_LIMITS, TRANSACTION_LIMITS } from '../database/transaction-limits';
+import { PURGE_STATEMENT_TIMEOUT_MS, TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
-import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
+import { sqlStatement } from '../database/sql-statement';
 import type { CallbackResult as DbCallbackResult } from '../generated/prisma/enums';
 import type { Proven, SameValues } from '../database/same-values';
 import { PrismaService } from '../database/prisma.service';
@@ -21,6 +22,18 @@ export interface CallbackFilter {
   from?: Date;
   to?: Date;
 }
+
+/** The purge's batch: REJECTED callbacks older than $1 days that reached no order, at most $2 of them. */
+const PURGE_REJECTED = sqlStatement(
+  'callbacks.repository',
+  'tryPurgeRejectedAsLeader',
+  'callbacks_purge_rejected',
+  `
+  DELETE FROM provider_callbacks WHERE id IN (
+    SELECT id FROM provider_callbacks
+    WHERE result = 'REJECTED' AND order_id IS NULL AND received_at < now() - make_interval(days => $1::int)
+    LIMIT $2::int)`,
+);
 
 /** The stored callbacks: written together with what they do to their order, read, and purged. */
 @Injectable()
@@ -76,19 +89,13 @@ export class CallbacksRepository {
    * Callbacks that reached an order are never purged: they are the order's evidence.
    */
   async tryPurgeRejectedAsLeader(olderThanDays: number, batchSize: number): Promise<{ leader: boolean; purged: number }> {
-    return this.prisma.$transaction(async (tx) => {
-      // Read as text: never depends on how the driver adapter maps booleans.
-      const [lock] = await tx.$queryRaw<
-        { locked: string }[]
-      >`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.rejectedCallbackPurge}::bigint)::text AS locked`;
-      if (lock?.locked !== 'true') return { leader: false, purged: 0 };
-      const purged = await tx.$executeRaw`
-        DELETE FROM provider_callbacks WHERE id IN (
-          SELECT id FROM provider_callbacks
-          WHERE result = 'REJECTED' AND order_id IS NULL AND received_at < now() - make_interval(days => ${olderThanDays})
-          LIMIT ${batchSize})`;
-      return { leader: true, purged };
-    }, PURGE_TRANSACTION_LIMITS);
+    return this.prisma.inTransaction(
+      async (run) => {
+        if (!(await tryTransactionLock(run, ADVISORY_LOCKS.rejectedCallbackPurge))) return { leader: false, purged: 0 };
+        return { leader: true, purged: (await run(PURGE_REJECTED, [olderThanDays, batchSize])).count };
+      },
+      { statementTimeoutMs: PURGE_STATEMENT_TIMEOUT_MS },
+    );
   }
 }
 

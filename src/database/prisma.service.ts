@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
@@ -15,6 +15,12 @@ export const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
 /** Told of every statement sent to the database, with the id of the request that sent it (when one did). */
 export type StatementListener = (sql: string, requestId: string | undefined) => void;
 
+/** Sends a written-out statement on the connection of a transaction; answers its rows and how many it touched. */
+export type TransactionRun = <Row extends QueryResultRow>(
+  statement: SqlStatement,
+  values: unknown[],
+) => Promise<{ rows: Row[]; count: number }>;
+
 /**
  * Prepared statement names are per session. The embedded database is one session for every
  * connection of every process using it, so each connection gets names of its own.
@@ -26,9 +32,14 @@ let connectionCount = 0;
  * The one Prisma client of the process, connected through adapter-pg (real PostgreSQL or the
  * embedded one) to the one pg pool of the process. Hot-path repositories send their written-out
  * SQL through `run` on the same pool, as named statements.
+ *
+ * Prisma is never connected eagerly: its first query (or `$connect`) loads its query compiler, tens
+ * of MB of WebAssembly and heap, so an instance serving only the written-out paths and the
+ * background jobs never loads it. Connecting it early proved nothing about the database either:
+ * through adapter-pg, `$connect` opens no connection.
  */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
+export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   private readonly pool: Pool;
   private readonly statementNames = new WeakMap<PoolClient, string>();
   private readonly listeners = new Set<StatementListener>();
@@ -46,10 +57,6 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
     // An idle connection the server dropped is replaced by the pool; without a listener its error would end the process.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => this.instrument(client));
-  }
-
-  async onModuleInit() {
-    await this.$connect();
   }
 
   // After the HTTP server has closed (requests in flight have finished), not at module destruction.
@@ -73,14 +80,35 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
   async runCounted<Row extends QueryResultRow>(statement: SqlStatement, values: unknown[]): Promise<{ rows: Row[]; count: number }> {
     const client = await this.pool.connect();
     try {
-      const result = await client.query<Row>({
-        name: `${statement.name}_${this.statementNames.get(client)}`,
-        text: statement.text,
-        values,
-      });
-      return { rows: result.rows, count: result.rowCount ?? 0 };
+      return await this.send<Row>(client, statement, values);
     } finally {
       client.release();
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection of the pool, its statements sent through the
+   * `run` it is given: committed when `work` resolves, rolled back when it throws. `statementTimeoutMs`
+   * bounds each statement of a chore that may run long (the server cancels it, and the transaction
+   * rolls back). For repositories.
+   */
+  async inTransaction<T>(work: (run: TransactionRun) => Promise<T>, options: { statementTimeoutMs?: number } = {}): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      if (options.statementTimeoutMs !== undefined) {
+        await client.query(`SET LOCAL statement_timeout = ${Math.floor(options.statementTimeoutMs)}`);
+      }
+      const result = await work((statement, values) => this.send(client, statement, values));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection whose ROLLBACK fails is in an unknown state: it is destroyed, not handed to the next caller.
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw error;
+    } finally {
+      client.release(broken);
     }
   }
 
@@ -88,6 +116,11 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
   observeStatements(listener: StatementListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private async send<Row extends QueryResultRow>(client: PoolClient, statement: SqlStatement, values: unknown[]) {
+    const result = await client.query<Row>({ name: `${statement.name}_${this.statementNames.get(client)}`, text: statement.text, values });
+    return { rows: result.rows, count: result.rowCount ?? 0 };
   }
 
   private instrument(client: PoolClient): void {

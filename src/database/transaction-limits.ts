@@ -5,5 +5,9 @@
  */
 export const TRANSACTION_LIMITS = { maxWait: 15_000, timeout: 15_000 } as const;
 
-/** A purge is a background chore deleting a batch at once: it may run long, but gives up rather than queue long for a connection. */
-export const PURGE_TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 60_000 } as const;
+/**
+ * A purge is a background chore deleting a batch at once: it may run long, but is cancelled past
+ * this (`PrismaService.inTransaction`'s statement timeout). It gives up rather than queue long for
+ * a connection: the pool's connection wait (DATABASE_CONNECT_TIMEOUT_MS, 10 s) bounds that.
+ */
+export const PURGE_STATEMENT_TIMEOUT_MS = 60_000;

@@ -1,18 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { sqlStatement } from '../database/sql-statement';
+
+/** The SQL of HealthRepository, written out (listed in src/queries/health.repository.sql): readiness is probed all day long. */
+const repository = 'health.repository';
+
+const PING = sqlStatement(
+  repository,
+  'ping',
+  'health_ping',
+  `
+  SELECT 1`,
+);
+
+const APPLIED_MIGRATIONS = sqlStatement(
+  repository,
+  'appliedMigrationNames',
+  'health_applied_migrations',
+  `
+  SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+);
 
 @Injectable()
 export class HealthRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   async ping(): Promise<void> {
-    await this.prisma.$queryRaw`SELECT 1`;
+    await this.prisma.run(PING, []);
   }
 
   /** Names of the migrations recorded as finished (and not rolled back) in _prisma_migrations. */
   async appliedMigrationNames(): Promise<string[]> {
-    const rows = await this.prisma.$queryRaw<{ name: string }[]>`
-      SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+    const rows = await this.prisma.run<{ name: string }>(APPLIED_MIGRATIONS, []);
     return rows.map((r) => r.name);
   }
 }

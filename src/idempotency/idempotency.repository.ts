@@ -1,9 +1,9 @@
-import { PURGE_TRANSACTION_LIMITS } from '../database/transaction-limits';
+import { PURGE_STATEMENT_TIMEOUT_MS } from '../database/transaction-limits';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
+import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
-import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
 import { sqlStatement } from '../database/sql-statement';
 import { IdempotencyInProgressError } from './idempotency.errors';
 
@@ -54,14 +54,17 @@ export interface NewIdempotencyRecord {
 
 // Lapsed is judged by the database clock, shared by every instance. A record without a lease (written
 // before leases existed) never lapses: it keeps the old rule and waits for its expiry.
-const COLUMNS = Prisma.raw(`id::text AS id, user_id AS "userId", scope, key, request_hash AS "requestHash", state,
+const COLUMNS = `id::text AS id, user_id AS "userId", scope, key, request_hash AS "requestHash", state,
   response_status AS "responseStatus", response_body AS "responseBody", expires_at AS "expiresAt",
   (state = 'in_progress' AND lease_until IS NOT NULL AND lease_until <= now()) AS "leaseLapsed",
-  resource_type AS "resourceType", resource_id::text AS "resourceId"`);
+  resource_type AS "resourceType", resource_id::text AS "resourceId"`;
 
-/** The hot path of every idempotent request: its claim, and its answer (listed in src/queries/idempotency.repository.sql). */
+/** The SQL of IdempotencyRepository, written out (listed in src/queries/idempotency.repository.sql). */
+const repository = 'idempotency.repository';
+
+/** The hot path of every idempotent request: its claim, and its answer. */
 const CLAIM = sqlStatement(
-  'idempotency.repository',
+  repository,
   'insertOrGet',
   'idempotency_claim',
   `
@@ -73,11 +76,58 @@ const CLAIM = sqlStatement(
         response_body = NULL, created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at,
         lease_until = EXCLUDED.lease_until, resource_type = NULL, resource_id = NULL
     WHERE idempotency_records.expires_at <= now()
-  RETURNING ${COLUMNS.sql}`,
+  RETURNING ${COLUMNS}`,
+);
+
+const FIND = sqlStatement(
+  repository,
+  'insertOrGet, find',
+  'idempotency_find',
+  `
+  SELECT ${COLUMNS} FROM idempotency_records
+  WHERE user_id = $1 AND scope = $2 AND key = $3 AND expires_at > now()`,
+);
+
+const CLAIM_LAPSED = sqlStatement(
+  repository,
+  'claimLapsed',
+  'idempotency_claim_lapsed',
+  `
+  UPDATE idempotency_records
+  SET id = $2::uuid, lease_until = now() + make_interval(secs => $3::float8), resource_type = NULL, resource_id = NULL
+  WHERE id = $1::uuid AND state = 'in_progress' AND lease_until <= now() AND expires_at > now()
+    AND resource_id IS NOT DISTINCT FROM $4::uuid
+  RETURNING ${COLUMNS}`,
+);
+
+/** Sent while the request runs (the interceptor renews the lease on a timer). */
+const RENEW_LEASE = sqlStatement(
+  repository,
+  'renewLease',
+  'idempotency_renew_lease',
+  `
+  UPDATE idempotency_records SET lease_until = now() + make_interval(secs => $2::float8)
+  WHERE id = $1::uuid AND state = 'in_progress'`,
+);
+
+const RELEASE = sqlStatement(
+  repository,
+  'release',
+  'idempotency_release',
+  `
+  DELETE FROM idempotency_records WHERE id = $1::uuid AND state = 'in_progress'`,
+);
+
+const PURGE = sqlStatement(
+  repository,
+  'tryPurgeAsLeader',
+  'idempotency_purge',
+  `
+  DELETE FROM idempotency_records WHERE expires_at < now()`,
 );
 
 const COMPLETE = sqlStatement(
-  'idempotency.repository',
+  repository,
   'complete',
   'idempotency_complete',
   `
@@ -139,10 +189,8 @@ export class IdempotencyRepository {
 
   /** The live (not expired) record of a key, if any. */
   async find(userId: string, scope: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const rows = await this.prisma.$queryRaw<IdempotencyRecord[]>`
-      SELECT ${COLUMNS} FROM idempotency_records
-      WHERE user_id = ${userId} AND scope = ${scope} AND key = ${key} AND expires_at > now()`;
-    return rows[0] && fromRow(rows[0]);
+    const [row] = await this.prisma.run<IdempotencyRecord>(FIND, [userId, scope, key]);
+    return row && fromRow(row);
   }
 
   /**
@@ -153,20 +201,13 @@ export class IdempotencyRepository {
    * fails itself (the claim comes first).
    */
   async claimLapsed(record: Pick<IdempotencyRecord, 'id' | 'resourceId'>, leaseMs: number): Promise<IdempotencyRecord | undefined> {
-    const rows = await this.prisma.$queryRaw<IdempotencyRecord[]>`
-      UPDATE idempotency_records
-      SET id = ${randomUUID()}::uuid, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), resource_type = NULL, resource_id = NULL
-      WHERE id = ${record.id}::uuid AND state = 'in_progress' AND lease_until <= now() AND expires_at > now()
-        AND resource_id IS NOT DISTINCT FROM ${record.resourceId}::uuid
-      RETURNING ${COLUMNS}`;
-    return rows[0] && fromRow(rows[0]);
+    const [row] = await this.prisma.run<IdempotencyRecord>(CLAIM_LAPSED, [record.id, randomUUID(), leaseMs / 1000, record.resourceId]);
+    return row && fromRow(row);
   }
 
   /** Extends the lease of a request still running. False when the record is no longer this request's. */
   async renewLease(record: Pick<IdempotencyRecord, 'id'>, leaseMs: number): Promise<boolean> {
-    const renewed = await this.prisma.$executeRaw`
-      UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${leaseMs / 1000})
-      WHERE id = ${record.id}::uuid AND state = 'in_progress'`;
+    const { count: renewed } = await this.prisma.runCounted(RENEW_LEASE, [record.id, leaseMs / 1000]);
     return renewed === 1;
   }
 
@@ -181,7 +222,7 @@ export class IdempotencyRepository {
 
   /** Frees the key of a request that never started executing, so that a corrected retry can run. */
   async release(record: Pick<IdempotencyRecord, 'id'>): Promise<void> {
-    await this.prisma.$executeRaw`DELETE FROM idempotency_records WHERE id = ${record.id}::uuid AND state = 'in_progress'`;
+    await this.prisma.run(RELEASE, [record.id]);
   }
 
   /**
@@ -190,14 +231,12 @@ export class IdempotencyRepository {
    * that one of them is already doing.
    */
   async tryPurgeAsLeader(): Promise<{ leader: boolean; purged: number }> {
-    return this.prisma.$transaction(async (tx) => {
-      // Read as text: never depends on how the driver adapter maps booleans.
-      const [lock] = await tx.$queryRaw<
-        { locked: string }[]
-      >`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.idempotencyPurge}::bigint)::text AS locked`;
-      if (lock?.locked !== 'true') return { leader: false, purged: 0 };
-      const purged = await tx.$executeRaw`DELETE FROM idempotency_records WHERE expires_at < now()`;
-      return { leader: true, purged };
-    }, PURGE_TRANSACTION_LIMITS);
+    return this.prisma.inTransaction(
+      async (run) => {
+        if (!(await tryTransactionLock(run, ADVISORY_LOCKS.idempotencyPurge))) return { leader: false, purged: 0 };
+        return { leader: true, purged: (await run(PURGE, [])).count };
+      },
+      { statementTimeoutMs: PURGE_STATEMENT_TIMEOUT_MS },
+    );
   }
 }

@@ -1,17 +1,72 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import { sqlStatement } from '../database/sql-statement';
+
+/** The SQL of ProviderTokenRepository, written out (listed in src/queries/provider-token.repository.sql). */
+const repository = 'provider-token.repository';
 
 /**
  * Fresh = not within the refresh margin of expiring: five minutes, or a tenth of the lifetime for
  * short-lived tokens. Judged by the database clock, the one clock all instances share. With a
- * `notBefore` (after a 401), only a token obtained after that moment counts: an older one may
- * have been revoked with the one that was refused.
+ * `notBefore` (the parameter named here, after a 401), only a token obtained after that moment
+ * counts: an older one may have been revoked with the one that was refused.
  */
-const freshness = (table: string, notBefore?: Date) =>
-  Prisma.sql`(${Prisma.raw(`${table}token_encrypted IS NOT NULL AND ${table}expires_at - LEAST(interval '5 minutes', (${table}expires_at - ${table}obtained_at) / 10) > now()`)}${
-    notBefore ? Prisma.sql` AND ${Prisma.raw(`${table}obtained_at`)} > ${notBefore}` : Prisma.empty
-  })`;
+const freshness = (table: string, notBefore: string) =>
+  `(${table}token_encrypted IS NOT NULL AND ${table}expires_at - LEAST(interval '5 minutes', (${table}expires_at - ${table}obtained_at) / 10) > now()
+    AND (${notBefore}::timestamptz IS NULL OR ${table}obtained_at > ${notBefore}::timestamptz))`;
+
+const FIND_FRESH = sqlStatement(
+  repository,
+  'findFresh',
+  'provider_token_find_fresh',
+  `
+  SELECT token_encrypted AS "tokenEncrypted", expires_at AS "expiresAt", obtained_at AS "obtainedAt", now() AS "databaseNow"
+  FROM provider_tokens
+  WHERE cache_key = $1 AND ${freshness('', '$2')}`,
+);
+
+const DATABASE_NOW = sqlStatement(
+  repository,
+  'databaseNow',
+  'provider_token_database_now',
+  `
+  SELECT now() AS now`,
+);
+
+const TRY_CLAIM_REFRESH = sqlStatement(
+  repository,
+  'tryClaimRefresh',
+  'provider_token_claim_refresh',
+  `
+  INSERT INTO provider_tokens (cache_key, refresh_lease_until, refresh_lease_owner, updated_at)
+  VALUES ($1, now() + make_interval(secs => $3::float8), $2, now())
+  ON CONFLICT (cache_key) DO UPDATE
+    SET refresh_lease_until = EXCLUDED.refresh_lease_until, refresh_lease_owner = EXCLUDED.refresh_lease_owner, updated_at = now()
+    WHERE (provider_tokens.refresh_lease_until IS NULL OR provider_tokens.refresh_lease_until < now())
+      AND NOT ${freshness('provider_tokens.', '$4')}
+  RETURNING now()::timestamptz(3) AS "claimedAt"`,
+);
+
+const STORE_REFRESHED = sqlStatement(
+  repository,
+  'storeRefreshed',
+  'provider_token_store_refreshed',
+  `
+  UPDATE provider_tokens
+  SET token_encrypted = $2, expires_at = $3::timestamptz, obtained_at = $4::timestamptz,
+      refresh_lease_until = NULL, refresh_lease_owner = NULL, updated_at = now()
+  WHERE cache_key = $1
+  RETURNING obtained_at AS "obtainedAt"`,
+);
+
+const RELEASE_LEASE = sqlStatement(
+  repository,
+  'releaseLease',
+  'provider_token_release_lease',
+  `
+  UPDATE provider_tokens SET refresh_lease_until = NULL, refresh_lease_owner = NULL, updated_at = now()
+  WHERE cache_key = $1 AND refresh_lease_owner = $2`,
+);
 
 export interface StoredProviderToken {
   tokenEncrypted: string;
@@ -33,17 +88,14 @@ export class ProviderTokenRepository {
 
   /** The stored token if it is still fresh (and obtained after `notBefore`, when given). */
   async findFresh(cacheKey: string, notBefore?: Date): Promise<StoredProviderToken | undefined> {
-    const rows = await this.prisma.$queryRaw<StoredProviderToken[]>`
-      SELECT token_encrypted AS "tokenEncrypted", expires_at AS "expiresAt", obtained_at AS "obtainedAt", now() AS "databaseNow"
-      FROM provider_tokens
-      WHERE cache_key = ${cacheKey} AND ${freshness('', notBefore)}`;
-    return rows[0];
+    const [row] = await this.prisma.run<StoredProviderToken>(FIND_FRESH, [cacheKey, notBefore ?? null]);
+    return row;
   }
 
   /** The database clock (to relate this process's clock to the one all instances share). */
   async databaseNow(): Promise<Date> {
-    const rows = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-    return rows[0].now;
+    const [row] = await this.prisma.run<{ now: Date }>(DATABASE_NOW, []);
+    return row.now;
   }
 
   /**
@@ -53,31 +105,17 @@ export class ProviderTokenRepository {
    * this claim.
    */
   async tryClaimRefresh(cacheKey: string, owner: string, leaseMs: number, notBefore?: Date): Promise<ClaimedRefresh | undefined> {
-    const rows = await this.prisma.$queryRaw<ClaimedRefresh[]>`
-      INSERT INTO provider_tokens (cache_key, refresh_lease_until, refresh_lease_owner, updated_at)
-      VALUES (${cacheKey}, now() + make_interval(secs => ${leaseMs / 1000}), ${owner}, now())
-      ON CONFLICT (cache_key) DO UPDATE
-        SET refresh_lease_until = EXCLUDED.refresh_lease_until, refresh_lease_owner = EXCLUDED.refresh_lease_owner, updated_at = now()
-        WHERE (provider_tokens.refresh_lease_until IS NULL OR provider_tokens.refresh_lease_until < now())
-          AND NOT ${freshness('provider_tokens.', notBefore)}
-      RETURNING now()::timestamptz(3) AS "claimedAt"`;
-    return rows[0];
+    const [row] = await this.prisma.run<ClaimedRefresh>(TRY_CLAIM_REFRESH, [cacheKey, owner, leaseMs / 1000, notBefore ?? null]);
+    return row;
   }
 
   /** Stores the token asked for after the claim made at `obtainedAt`; answers `obtained_at` as stored. */
   async storeRefreshed(cacheKey: string, tokenEncrypted: string, expiresAt: Date, obtainedAt: Date): Promise<Date> {
-    const rows = await this.prisma.$queryRaw<{ obtainedAt: Date }[]>`
-      UPDATE provider_tokens
-      SET token_encrypted = ${tokenEncrypted}, expires_at = ${expiresAt}, obtained_at = ${obtainedAt},
-          refresh_lease_until = NULL, refresh_lease_owner = NULL, updated_at = now()
-      WHERE cache_key = ${cacheKey}
-      RETURNING obtained_at AS "obtainedAt"`;
-    return rows[0]?.obtainedAt ?? obtainedAt;
+    const [row] = await this.prisma.run<{ obtainedAt: Date }>(STORE_REFRESHED, [cacheKey, tokenEncrypted, expiresAt, obtainedAt]);
+    return row?.obtainedAt ?? obtainedAt;
   }
 
   async releaseLease(cacheKey: string, owner: string): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE provider_tokens SET refresh_lease_until = NULL, refresh_lease_owner = NULL, updated_at = now()
-      WHERE cache_key = ${cacheKey} AND refresh_lease_owner = ${owner}`;
+    await this.prisma.run(RELEASE_LEASE, [cacheKey, owner]);
   }
 }

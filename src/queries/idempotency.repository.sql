@@ -14,6 +14,33 @@ response_status AS "responseStatus", response_body AS "responseBody", expires_at
 (state = 'in_progress' AND lease_until IS NOT NULL AND lease_until <= now()) AS "leaseLapsed",
 resource_type AS "resourceType", resource_id::text AS "resourceId";
 
+-- idempotency_find (insertOrGet, find)
+SELECT id::text AS id, user_id AS "userId", scope, key, request_hash AS "requestHash", state,
+response_status AS "responseStatus", response_body AS "responseBody", expires_at AS "expiresAt",
+(state = 'in_progress' AND lease_until IS NOT NULL AND lease_until <= now()) AS "leaseLapsed",
+resource_type AS "resourceType", resource_id::text AS "resourceId" FROM idempotency_records
+WHERE user_id = $1 AND scope = $2 AND key = $3 AND expires_at > now();
+
+-- idempotency_claim_lapsed (claimLapsed)
+UPDATE idempotency_records
+SET id = $2::uuid, lease_until = now() + make_interval(secs => $3::float8), resource_type = NULL, resource_id = NULL
+WHERE id = $1::uuid AND state = 'in_progress' AND lease_until <= now() AND expires_at > now()
+  AND resource_id IS NOT DISTINCT FROM $4::uuid
+RETURNING id::text AS id, user_id AS "userId", scope, key, request_hash AS "requestHash", state,
+response_status AS "responseStatus", response_body AS "responseBody", expires_at AS "expiresAt",
+(state = 'in_progress' AND lease_until IS NOT NULL AND lease_until <= now()) AS "leaseLapsed",
+resource_type AS "resourceType", resource_id::text AS "resourceId";
+
+-- idempotency_renew_lease (renewLease)
+UPDATE idempotency_records SET lease_until = now() + make_interval(secs => $2::float8)
+WHERE id = $1::uuid AND state = 'in_progress';
+
+-- idempotency_release (release)
+DELETE FROM idempotency_records WHERE id = $1::uuid AND state = 'in_progress';
+
+-- idempotency_purge (tryPurgeAsLeader)
+DELETE FROM idempotency_records WHERE expires_at < now();
+
 -- idempotency_complete (complete)
 UPDATE idempotency_records
 SET state = 'completed', response_status = $2, response_body = to_jsonb($3::text), completed_at = now(), lease_until = NULL

@@ -282,6 +282,28 @@ describe('idempotent POSTs', () => {
     });
   });
 
+  describe('leases', () => {
+    it('a renewal extends the lease of the request holding the record, and fails once the record is no longer in progress', async () => {
+      const repository = service.get(IdempotencyRepository);
+      const claim = await repository.insertOrGet({
+        userId: 'lease-user',
+        scope: 'lease',
+        key: randomUUID(),
+        requestHash: 'h',
+        ttlSeconds: 60,
+        leaseMs: 1,
+      });
+      if (!claim.created) throw new Error('a fresh key must be claimed');
+      const { userId, scope, key } = claim.record;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await repository.find(userId, scope, key))?.leaseLapsed).toBe(true);
+      expect(await repository.renewLease(claim.record, 60_000)).toBe(true);
+      expect((await repository.find(userId, scope, key))?.leaseLapsed).toBe(false);
+      expect(await repository.complete(claim.record, 201, { ok: true })).toBe(true);
+      expect(await repository.renewLease(claim.record, 60_000)).toBe(false);
+    });
+  });
+
   it('documents the header and the 409/422 answers in the OpenAPI document', async () => {
     const res = await request(service.server).get('/docs-json').expect(200);
     const operation = res.body.paths['/idempotency-probe/charge'].post;

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { ADVISORY_LOCKS } from '../../src/database/advisory-locks';
+import { CallbacksRepository } from '../../src/callbacks/callbacks.repository';
 import { IdempotencyRepository } from '../../src/idempotency/idempotency.repository';
 import { OrderExpiryScheduler } from '../../src/orders/order-expiry.scheduler';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
@@ -39,6 +40,13 @@ describe('jobs run by one instance at a time', () => {
     expect(await service.get(IdempotencyRepository).tryPurgeAsLeader()).toEqual({ leader: false, purged: 0 });
     await other.query('COMMIT');
     expect((await service.get(IdempotencyRepository).tryPurgeAsLeader()).leader).toBe(true);
+  });
+
+  it('the rejected-callback purge is left to the instance holding its lock', async () => {
+    await other.query('SELECT pg_advisory_xact_lock($1::bigint)', [ADVISORY_LOCKS.rejectedCallbackPurge]);
+    expect(await service.get(CallbacksRepository).tryPurgeRejectedAsLeader(30, 10)).toEqual({ leader: false, purged: 0 });
+    await other.query('COMMIT');
+    expect((await service.get(CallbacksRepository).tryPurgeRejectedAsLeader(30, 10)).leader).toBe(true);
   });
 
   it('the order sweep is skipped while another instance sweeps', async () => {

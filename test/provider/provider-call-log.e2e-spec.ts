@@ -4,6 +4,7 @@ import { cardsClient, userWithCard } from '../support/cards-factories';
 import { cardUserBody } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 import { ProviderCallLog } from '../../src/provider/provider-call-log';
+import { ProviderCallRepository, storableCall } from '../../src/provider/provider-call.repository';
 
 /**
  * Every provider call has its row in the call log, even when what was sent or answered holds
@@ -25,6 +26,70 @@ describe('provider call log keeps every call', () => {
   afterAll(async () => {
     await service?.close();
     await sandbox?.close();
+  });
+
+  it('a batch is stored column for column: a JSON null body as JSON null, a missing body as NULL', async () => {
+    const endpoint = `/batch-test/${Date.now()}`;
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    await service.get(ProviderCallRepository).recordMany([
+      storableCall(
+        {
+          area: 'payin',
+          method: 'POST',
+          endpoint,
+          url: 'https://provider.example/pay?x="1"\\',
+          httpStatus: 502,
+          outcome: 'provider_server_error',
+          errorCode: 'provider_server_error',
+          durationMs: 1234,
+          requestId: 'req-1',
+          requestBody: { amount: '10.50', nested: [1, null, 'a"b\\c', { deep: true }], empty: {} },
+          responseBody: null,
+        },
+        at,
+      ),
+      storableCall({ area: 'cards', method: 'GET', endpoint, url: 'u', outcome: 'answered', durationMs: 0 }, at),
+    ]);
+    const rows = await service.prisma.$queryRaw<Record<string, unknown>[]>`
+      SELECT area, method, url, http_status AS "httpStatus", outcome, error_code AS "errorCode", duration_ms AS "durationMs",
+             request_id AS "requestId", request_body AS "requestBody", jsonb_typeof(response_body) AS "responseBodyType",
+             response_body IS NULL AS "noResponseBody", request_body IS NULL AS "noRequestBody", created_at AS "createdAt", id::text AS id
+      FROM provider_calls WHERE endpoint = ${endpoint} ORDER BY area DESC`;
+    expect(rows).toEqual([
+      {
+        area: 'payin',
+        method: 'POST',
+        url: 'https://provider.example/pay?x="1"\\',
+        httpStatus: 502,
+        outcome: 'provider_server_error',
+        errorCode: 'provider_server_error',
+        durationMs: 1234,
+        requestId: 'req-1',
+        requestBody: { amount: '10.50', nested: [1, null, 'a"b\\c', { deep: true }], empty: {} },
+        responseBodyType: 'null',
+        noResponseBody: false,
+        noRequestBody: false,
+        createdAt: at,
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+      {
+        area: 'cards',
+        method: 'GET',
+        url: 'u',
+        httpStatus: null,
+        outcome: 'answered',
+        errorCode: null,
+        durationMs: 0,
+        requestId: null,
+        requestBody: null,
+        responseBodyType: null,
+        noResponseBody: true,
+        noRequestBody: true,
+        createdAt: at,
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    ]);
+    expect(rows[0].id).not.toBe(rows[1].id);
   });
 
   it('an answer with NUL in its JSON: the row is stored, NUL shown as U+FFFD', async () => {

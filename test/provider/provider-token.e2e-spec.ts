@@ -1,5 +1,6 @@
 import { CardsClient } from '../../src/provider/clients/cards.client';
 import { PayinClient } from '../../src/provider/clients/payin.client';
+import { ProviderTokenRepository } from '../../src/provider/provider-token.repository';
 import { ProviderTokenService } from '../../src/provider/provider-token.service';
 import { ProviderUnauthorizedError } from '../../src/provider/provider.errors';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
@@ -51,6 +52,17 @@ describe('provider token', () => {
     const second = await start();
     expect((await second.get(ProviderTokenService).getBearer()).token).toBe(token);
     expect(authRequests()).toBe(1);
+  });
+
+  it('a refresh lease is released by its owner only, and then claimable by another', async () => {
+    const tokens = (await start()).get(ProviderTokenRepository);
+    const cacheKey = `lease-test-${Date.now()}`;
+    expect(await tokens.tryClaimRefresh(cacheKey, 'owner-a', 60_000)).toEqual({ claimedAt: expect.any(Date) });
+    expect(await tokens.tryClaimRefresh(cacheKey, 'owner-b', 60_000)).toBeUndefined();
+    await tokens.releaseLease(cacheKey, 'owner-b');
+    expect(await tokens.tryClaimRefresh(cacheKey, 'owner-b', 60_000)).toBeUndefined();
+    await tokens.releaseLease(cacheKey, 'owner-a');
+    expect(await tokens.tryClaimRefresh(cacheKey, 'owner-b', 60_000)).toEqual({ claimedAt: expect.any(Date) });
   });
 
   it('stores the token encrypted', async () => {
