@@ -164,7 +164,13 @@ export class OrdersRepository {
    */
   async sweep(expiryMinutes: number, stalePendingSeconds: number): Promise<OrderStatusEvent[] | undefined> {
     const rows = await this.prisma.run<
-      { locked: boolean; orderId: string | null; fromStatus: OrderStatus | null; status: OrderStatus | null; reason: string | null } & ChangeColumns
+      {
+        locked: boolean;
+        orderId: string | null;
+        fromStatus: OrderStatus | null;
+        status: OrderStatus | null;
+        reason: string | null;
+      } & ChangeColumns
     >(SWEEP_ORDERS, [
       ADVISORY_LOCKS.orderSweep,
       expiryMinutes,
