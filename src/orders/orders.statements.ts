@@ -2,7 +2,7 @@ import { sqlStatement, type SqlStatement } from '../database/sql-statement';
 import type { PageRequest } from '../common/pagination';
 import type { NewOrder, OrderDetailRecord, OrderFilter, OrderRecord, OrderStatus, OrderStatusEvent } from './order.types';
 
-/** The hot-path SQL of OrdersRepository, written out (listed in src/queries/orders.repository.sql). */
+/** The written-out SQL of OrdersRepository: its hot paths, lists, export and background work (listed in src/queries/orders.repository.sql). */
 const repository = 'orders.repository';
 
 /** An order row as OrderRecord; the amount without the trailing zeros of numeric(24,4), as Prisma's Decimal gives it. */
