@@ -3,8 +3,12 @@
 // INSERT … SELECT generate_series, dropped after. Prints the page latencies (p50/p99) of
 // GET /v1/orders for finance under each filter, first and deep keyset pages, the plans of the
 // list queries, and the CSV export's rate and the service's RSS growth while it streams.
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import { bearer, freshDatabase, mb, percentile, startService } from './scale-support.mjs';
+
+// The list statements of the build the service runs (npm run bench:scale builds first).
+const { LIST_ORDERS, listStatementFor, listValues } = createRequire(import.meta.url)('../dist/orders/orders.statements.js');
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 const PAGES = Number(process.env.BENCH_PAGES ?? 200);
@@ -80,6 +84,14 @@ function planNodes(plan) {
 async function main() {
   const database = await freshDatabase('bench_lists');
   let service;
+  // Interrupted (Ctrl-C, a kill), the run still stops the service and drops its database of a million rows.
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.once(signal, () => {
+      console.error(`${signal}: stopping the service and dropping ${database.url}`);
+      void Promise.resolve(service?.stop())
+        .then(() => database.drop())
+        .finally(() => process.exit(1));
+    });
   const db = new pg.Client({ connectionString: database.url });
   try {
     service = await startService(database.url);
@@ -113,19 +125,31 @@ async function main() {
       console.log(`  ${name.padEnd(56)} p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms`);
     }
 
-    console.log('\nplans of the list queries (keyset condition, newest first, limit 51):');
-    const keyset = `(created_at, id) < (now() - interval '180 days', '00000000-0000-0000-0000-000000000000'::uuid)`;
-    for (const [name, where] of [
-      ['no filter', 'true'],
-      ['status', `status = 'FAILED'`],
-      ['currency', `currency = 'XOF'`],
-      ['needs review', 'needs_review'],
-      ['customer', `customer_id = 'customer-7'`],
-    ]) {
+    // The statements the service sends, on the generic plan a prepared statement settles on after
+    // five executions (plan_cache_mode = force_generic_plan), run at the scenarios' positions.
+    console.log('\nplans of the list statements (generic plans, EXPLAIN ANALYZE, limit 51):');
+    await db.query('SET plan_cache_mode = force_generic_plan');
+    const middle = (cursor) => {
+      const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+      return { at: new Date(at), id };
+    };
+    const plans = [
+      ['no filter', {}, middle(scenarios[1][3])],
+      ['status', { status: 'FAILED' }, middle(scenarios[2][3])],
+      ['currency', { currency: 'XOF' }, middle(scenarios[3][3])],
+      ['needs review', { needsReview: true }, undefined],
+      ['status, currency, from', { status: 'UNKNOWN', currency: 'XOF', from: new Date(Date.now() - 91 * 86400_000) }, undefined],
+      ['customer', { customerId: 'customer-7' }, middle(scenarios[6][3])],
+    ];
+    for (const [i, [name, filter, after]] of plans.entries()) {
+      const statement = listStatementFor(LIST_ORDERS, filter);
+      await db.query(`PREPARE bench_plan_${i} AS ${statement.text}`);
+      const values = listValues(filter, { limit: 51, after }).map((v) => (v instanceof Date ? v.toISOString() : v));
       const { rows } = await db.query(
-        `EXPLAIN (FORMAT JSON) SELECT * FROM orders WHERE ${where} AND ${keyset} ORDER BY created_at DESC, id DESC LIMIT 51`,
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE bench_plan_${i}(${values.map((v) => db.escapeLiteral(String(v))).join(', ')})`,
       );
-      console.log(`  ${name.padEnd(14)} ${planNodes(rows[0]['QUERY PLAN'][0].Plan).join(' → ')}`);
+      const [plan] = rows[0]['QUERY PLAN'];
+      console.log(`  ${name.padEnd(24)} ${planNodes(plan.Plan).join(' → ')}   ${plan['Execution Time'].toFixed(2)} ms (${statement.name})`);
     }
 
     console.log('\nGET /v1/orders/export.csv, every order (goal ≥ 100,000 rows/s, < 100 MB growth):');

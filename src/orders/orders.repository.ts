@@ -1,5 +1,4 @@
 import type { PageRequest } from '../common/pagination';
-import { keysetPage, withinPeriod } from '../database/list-queries';
 import { TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
@@ -23,12 +22,20 @@ import {
   type SubmissionOutcome,
 } from './order.types';
 import {
+  CHANGES_AFTER,
+  COUNT_BY_STATUS,
   CREATE_ORDER,
   CREATE_ORDER_FIELDS,
   eventOf,
+  EXPORT_ORDERS,
   FIND_ORDER,
   FIND_ORDER_DETAIL,
+  LIST_ORDERS,
+  listStatementFor,
+  listValues,
+  ORDER_HISTORY,
   RECORD_SUBMISSION,
+  SWEEP_ORDERS,
   withoutChange,
   type ChangeColumns,
   type JsonCallback,
@@ -44,6 +51,31 @@ export type OrderEnumsMatch = Proven<SameValues<OrderStatus, DbOrderStatus>>;
 
 type Tx = Prisma.TransactionClient;
 type OrderRow = Prisma.OrderGetPayload<object>;
+
+/** A change as its statements return it: the bigint id as text. */
+type ChangeRow = Omit<StatusChangeRecord, 'id'> & { id: string };
+
+/**
+ * An order as the CSV export reads it: its cells only, the times already as ISO text (the format
+ * of Date#toISOString), the amount as stored.
+ */
+export type OrderExportRow = Pick<
+  OrderRecord,
+  | 'id'
+  | 'reference'
+  | 'status'
+  | 'amount'
+  | 'currency'
+  | 'service'
+  | 'wallet'
+  | 'payer'
+  | 'payerEmail'
+  | 'description'
+  | 'providerReference'
+  | 'providerTransactionReference'
+  | 'failureReason'
+  | 'needsReview'
+> & { createdAt: string; updatedAt: string };
 
 export const ORDER_EVENTS_CHANNEL = 'order_status';
 /** The resource type of an order on its idempotency record. */
@@ -127,45 +159,33 @@ export class OrdersRepository {
   /**
    * One instance at a time (advisory lock, skipped if taken): PROCESSING orders past their
    * deadline become EXPIRED; orders left PENDING after being handed to the provider (a crash
-   * between the call and the write) become UNKNOWN.
+   * between the call and the write) become UNKNOWN. One statement (SWEEP_ORDERS), so that a
+   * production instance's background work never loads Prisma's query compiler.
    */
   async sweep(expiryMinutes: number, stalePendingSeconds: number): Promise<OrderStatusEvent[] | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      const [{ locked }] = await tx.$queryRaw<
-        { locked: boolean }[]
-      >`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.orderSweep}) AS locked`;
-      if (!locked) return undefined;
-      const expired = await tx.$queryRaw<{ id: string }[]>`
-        UPDATE orders SET status = 'EXPIRED', updated_at = now()
-        WHERE status = 'PROCESSING' AND processing_since < now() - make_interval(mins => ${expiryMinutes})
-        RETURNING id::text AS id`;
-      const stale = await tx.$queryRaw<{ id: string }[]>`
-        UPDATE orders SET status = 'UNKNOWN', updated_at = now()
-        WHERE status = 'PENDING' AND submitted_at < now() - make_interval(secs => ${stalePendingSeconds})
-        RETURNING id::text AS id`;
-      const events: OrderStatusEvent[] = [];
-      for (const { id } of expired) {
-        events.push(await this.recordChange(tx, id, 'PROCESSING', 'EXPIRED', 'expired', `No callback within ${expiryMinutes} minutes`));
-      }
-      for (const { id } of stale) {
-        events.push(
-          await this.recordChange(
-            tx,
-            id,
-            'PENDING',
-            'UNKNOWN',
-            'submission_interrupted',
-            'Sent to the provider, but its answer was never recorded',
-          ),
-        );
-      }
-      return events;
-    }, TRANSACTION_LIMITS);
+    const rows = await this.prisma.run<
+      {
+        locked: boolean;
+        orderId: string | null;
+        fromStatus: OrderStatus | null;
+        status: OrderStatus | null;
+        reason: string | null;
+      } & ChangeColumns
+    >(SWEEP_ORDERS, [
+      ADVISORY_LOCKS.orderSweep,
+      expiryMinutes,
+      `No callback within ${expiryMinutes} minutes`,
+      stalePendingSeconds,
+      'Sent to the provider, but its answer was never recorded',
+    ]);
+    if (!rows[0]?.locked) return undefined;
+    return rows.flatMap((row) =>
+      row.changeId === null ? [] : [eventOf(row.orderId as string, row, row.fromStatus, row.status as OrderStatus, row.reason as string)],
+    );
   }
 
   async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
-    const groups = await this.prisma.order.groupBy({ by: ['status'], _count: { _all: true } });
-    return groups.map((g) => ({ status: g.status, count: g._count._all }));
+    return this.prisma.run<{ status: OrderStatus; count: number }>(COUNT_BY_STATUS, []);
   }
 
   async findById(id: string): Promise<OrderRecord | undefined> {
@@ -189,8 +209,7 @@ export class OrdersRepository {
   }
 
   async history(orderId: string): Promise<StatusChangeRecord[]> {
-    const rows = await this.prisma.orderStatusChange.findMany({ where: { orderId }, orderBy: { id: 'asc' } });
-    return rows.map((r) => ({ ...r, fromStatus: r.fromStatus, toStatus: r.toStatus }));
+    return withBigIntIds(await this.prisma.run<ChangeRow>(ORDER_HISTORY, [orderId]));
   }
 
   /**
@@ -203,26 +222,17 @@ export class OrdersRepository {
     if (positions.length === 0) return [];
     const orderIds = positions.map((p) => p.orderId);
     const afterIds = positions.map((p) => p.afterChangeId.toString());
-    // The statuses come back as text, which is exactly an OrderStatus; only the id needs converting.
-    const rows = await this.prisma.$queryRaw<StatusChangeRecord[]>`
-      SELECT c.id, c.order_id::text AS "orderId", c.from_status::text AS "fromStatus", c.to_status::text AS "toStatus",
-             c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at
-      FROM unnest(${orderIds}::uuid[], ${afterIds}::bigint[]) AS watched(order_id, after_id)
-      JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
-      ORDER BY c.id`;
-    return rows.map((r) => ({ ...r, id: BigInt(r.id) }));
+    return withBigIntIds(await this.prisma.run<ChangeRow>(CHANGES_AFTER, [orderIds, afterIds]));
   }
 
+  /** A page of orders, newest first; every set of filters is served by its index in keyset order (see LIST_ORDERS). */
   async list(filter: OrderFilter, page: PageRequest): Promise<OrderRecord[]> {
-    const where: Prisma.OrderWhereInput = {
-      ...(filter.customerId ? { customerId: filter.customerId } : {}),
-      ...(filter.status ? { status: filter.status } : {}),
-      ...(filter.currency ? { currency: filter.currency } : {}),
-      ...(filter.needsReview !== undefined ? { needsReview: filter.needsReview } : {}),
-      ...withinPeriod('createdAt', filter),
-    };
-    const rows = await this.prisma.order.findMany(keysetPage('createdAt', where, page));
-    return rows.map(toOrder);
+    return this.prisma.run<OrderRecord>(listStatementFor(LIST_ORDERS, filter), listValues(filter, page));
+  }
+
+  /** A batch of the CSV export, in the order and under the filters of `list`. */
+  async exportBatch(filter: OrderFilter, page: PageRequest): Promise<OrderExportRow[]> {
+    return this.prisma.run<OrderExportRow>(listStatementFor(EXPORT_ORDERS, filter), listValues(filter, page));
   }
 
   private async recordChange(
@@ -315,4 +325,8 @@ async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
 
 function toOrder(row: OrderRow): OrderRecord {
   return { ...row, status: row.status, amount: row.amount.toFixed() };
+}
+
+function withBigIntIds(rows: ChangeRow[]): StatusChangeRecord[] {
+  return rows.map((row) => ({ ...row, id: BigInt(row.id) }));
 }

@@ -78,3 +78,506 @@ updated.created_at AS "createdAt", updated.updated_at AS "updatedAt", change.id:
     THEN pg_notify('order_status', json_build_object('orderId', updated.id, 'changeId', change.id::text, 'fromStatus', 'PENDING', 'status', $2::text, 'reason', $6::text,
   'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL END AS "notified"
 FROM updated LEFT JOIN change ON true;
+
+-- orders_page_all (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_status (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.status = $6::"OrderStatus"
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust_status (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+      AND o.status = $7::"OrderStatus"
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cur (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.currency = $6::text
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust_cur (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+      AND o.currency = $7::text
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_status_cur (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.status = $6::"OrderStatus"
+      AND o.currency = $7::text
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust_status_cur (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+      AND o.status = $7::"OrderStatus"
+      AND o.currency = $8::text
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.needs_review = $6::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+      AND o.needs_review = $7::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_status_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.status = $6::"OrderStatus"
+      AND o.needs_review = $7::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust_status_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+      AND o.status = $7::"OrderStatus"
+      AND o.needs_review = $8::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cur_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.currency = $6::text
+      AND o.needs_review = $7::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust_cur_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+      AND o.currency = $7::text
+      AND o.needs_review = $8::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_status_cur_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.status = $6::"OrderStatus"
+      AND o.currency = $7::text
+      AND o.needs_review = $8::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_page_cust_status_cur_review (list)
+    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
+trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
+o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
+o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+    FROM orders o
+    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+      AND o.customer_id = $6::text
+      AND o.status = $7::"OrderStatus"
+      AND o.currency = $8::text
+      AND o.needs_review = $9::boolean
+    ORDER BY o.created_at DESC, o.id DESC
+    LIMIT $5::int;
+
+-- orders_export_all (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_status (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.status = $6::"OrderStatus"
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust_status (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+    AND o.status = $7::"OrderStatus"
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cur (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.currency = $6::text
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust_cur (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+    AND o.currency = $7::text
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_status_cur (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.status = $6::"OrderStatus"
+    AND o.currency = $7::text
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust_status_cur (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+    AND o.status = $7::"OrderStatus"
+    AND o.currency = $8::text
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.needs_review = $6::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+    AND o.needs_review = $7::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_status_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.status = $6::"OrderStatus"
+    AND o.needs_review = $7::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust_status_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+    AND o.status = $7::"OrderStatus"
+    AND o.needs_review = $8::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cur_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.currency = $6::text
+    AND o.needs_review = $7::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust_cur_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+    AND o.currency = $7::text
+    AND o.needs_review = $8::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_status_cur_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.status = $6::"OrderStatus"
+    AND o.currency = $7::text
+    AND o.needs_review = $8::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_export_cust_status_cur_review (exportBatch)
+  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
+o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+o.needs_review AS "needsReview"
+  FROM orders o
+  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+    AND o.customer_id = $6::text
+    AND o.status = $7::"OrderStatus"
+    AND o.currency = $8::text
+    AND o.needs_review = $9::boolean
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT $5::int;
+
+-- orders_history (history)
+SELECT c.id::text AS id, c.order_id::text AS "orderId", c.from_status::text AS "fromStatus",
+c.to_status::text AS "toStatus", c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at FROM order_status_changes c WHERE c.order_id = $1::uuid ORDER BY c.id;
+
+-- orders_changes_after (changesAfter)
+SELECT c.id::text AS id, c.order_id::text AS "orderId", c.from_status::text AS "fromStatus",
+c.to_status::text AS "toStatus", c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at
+FROM unnest($1::uuid[], $2::bigint[]) AS watched(order_id, after_id)
+JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
+ORDER BY c.id;
+
+-- orders_count_by_status (countByStatus)
+SELECT status::text AS status, count(*)::int AS count FROM orders GROUP BY status;
+
+-- orders_sweep (sweep)
+WITH sweeper AS (
+  SELECT pg_try_advisory_xact_lock($1::bigint) AS locked
+), expired AS (
+  UPDATE orders SET status = 'EXPIRED', updated_at = now()
+  WHERE (SELECT locked FROM sweeper) AND status = 'PROCESSING' AND processing_since < now() - make_interval(mins => $2::int)
+  RETURNING id, 'PROCESSING'::"OrderStatus" AS from_status, 'EXPIRED'::"OrderStatus" AS to_status, 'expired' AS reason, $3::text AS detail
+), interrupted AS (
+  UPDATE orders SET status = 'UNKNOWN', updated_at = now()
+  WHERE (SELECT locked FROM sweeper) AND status = 'PENDING' AND submitted_at < now() - make_interval(secs => $4::float8)
+  RETURNING id, 'PENDING'::"OrderStatus", 'UNKNOWN'::"OrderStatus", 'submission_interrupted', $5::text
+), change AS (
+  INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail)
+  SELECT * FROM expired UNION ALL SELECT * FROM interrupted
+  RETURNING id, order_id, from_status, to_status, reason, at
+)
+SELECT sweeper.locked, change.order_id::text AS "orderId", change.id::text AS "changeId", change.at AS "changeAt",
+  change.from_status::text AS "fromStatus", change.to_status::text AS status, change.reason,
+  CASE WHEN change.id IS NOT NULL
+    THEN pg_notify('order_status', json_build_object('orderId', change.order_id, 'changeId', change.id::text, 'fromStatus', change.from_status, 'status', change.to_status, 'reason', change.reason,
+  'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL END
+    AS "notified"
+FROM sweeper LEFT JOIN change ON true
+ORDER BY change.id;

@@ -2,6 +2,7 @@ import { get } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import request from 'supertest';
+import { EXPORT_BATCH_SIZE } from '../../src/orders/orders.service';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -160,4 +161,27 @@ describe('finance views', () => {
     expect(peak - before).toBeLessThan(50 * 1024 * 1024);
     await service.prisma.$executeRaw`DELETE FROM orders WHERE customer_id = 'bulk'`;
   }, 120_000);
+
+  it('exports every order once and in order across batches, equal creation times included', async () => {
+    // Groups of orders sharing one creation time, each larger than half a batch: batches end inside a group.
+    const day = new Date('2033-01-01T00:00:00Z');
+    const total = 2 * EXPORT_BATCH_SIZE + 1_000;
+    const tied = Math.ceil(EXPORT_BATCH_SIZE * 0.6);
+    await service.prisma.$executeRaw`
+      INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
+      SELECT gen_random_uuid(), 'ord_tied_' || g, 'tied', 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'tied order ' || g, 'Payer', 'tied@example.com',
+             ${day}::timestamptz + make_interval(secs => g / ${tied}::int), now()
+      FROM generate_series(0, ${total}::int - 1) AS g`;
+    const expected = await service.prisma.$queryRaw<{ id: string; reference: string; createdAt: Date }[]>`
+      SELECT id::text, reference, created_at AS "createdAt" FROM orders WHERE customer_id = 'tied' ORDER BY created_at DESC, id DESC`;
+    const res = await asFinance('/v1/orders/export.csv')
+      .query({ from: day.toISOString(), to: new Date(day.getTime() + 86_400_000).toISOString() })
+      .expect(200);
+    const rows = res.text.split('\r\n').slice(1, -1);
+    expect(rows).toHaveLength(total);
+    expect(rows.map((row) => row.split(',', 3).join(' '))).toEqual(
+      expected.map((o) => `${o.id} ${o.reference} ${o.createdAt.toISOString()}`),
+    );
+    await service.prisma.$executeRaw`DELETE FROM orders WHERE customer_id = 'tied'`;
+  }, 60_000);
 });

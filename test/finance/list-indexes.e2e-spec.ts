@@ -1,19 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { OrderFilter } from '../../src/orders/order.types';
+import { LIST_FILTERS, LIST_ORDERS, listStatementFor, listValues } from '../../src/orders/orders.statements';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
-type PlanNode = { 'Node Type': string; Plans?: PlanNode[] };
+type PlanNode = { 'Node Type': string; 'Index Name'?: string; Plans?: PlanNode[] };
 
 function nodeTypes(node: PlanNode): string[] {
   return [node['Node Type'], ...(node.Plans ?? []).flatMap(nodeTypes)];
 }
 
+function indexNames(node: PlanNode): string[] {
+  return [...(node['Index Name'] ? [node['Index Name']] : []), ...(node.Plans ?? []).flatMap(indexNames)];
+}
+
+/** A value of each list filter, and the column its index leads with. */
+const FILTER_EXAMPLES: Record<(typeof LIST_FILTERS)[number][0], { value: string | boolean; column: string }> = {
+  customerId: { value: 'alice', column: 'customer_id' },
+  status: { value: 'SUCCEEDED', column: 'status' },
+  currency: { value: 'XAF', column: 'currency' },
+  needsReview: { value: true, column: 'needs_review' },
+};
+
+/** Every set of the orders lists' filters, with the window and a position (each bound is an index condition). */
+const FILTER_SETS = Array.from({ length: 1 << LIST_FILTERS.length }, (_, set) => {
+  const fields = LIST_FILTERS.map(([field]) => field).filter((_field, i) => set & (1 << i));
+  const filter: OrderFilter = Object.fromEntries(fields.map((field) => [field, FILTER_EXAMPLES[field].value]));
+  return [fields.join(', ') || 'no filter', { ...filter, from: new Date('2026-01-01T00:00:00Z') }] as const;
+});
+
 /**
- * Every list filter is served by an index, in keyset order (no sort, no sequential scan), so that
- * a page stays cheap at a million rows. The queries have the shape of the repositories': a filter,
- * the keyset condition, newest first, a limit. Sequential scans, sorts and bitmap scans are
- * priced out of the planner's choices, so that on small test tables a missing or wrongly ordered
- * index still shows as a Seq Scan or a Sort: they remain possible, just never preferred.
+ * The plan of `sql` with sequential scans, sorts and bitmap scans priced out (see below), `before`
+ * and `after` sent around its EXPLAIN in the same transaction.
  */
+async function planOf(service: TestService, sql: string, { before = [] as string[], after = [] as string[] } = {}): Promise<PlanNode> {
+  const plan = await service.prisma.$transaction(async (tx) => {
+    for (const plan of ['seqscan', 'sort', 'bitmapscan']) await tx.$executeRawUnsafe(`SET LOCAL enable_${plan} = off`);
+    for (const statement of before) await tx.$executeRawUnsafe(statement);
+    const explained = await tx.$queryRawUnsafe<Record<string, unknown>[]>(`EXPLAIN (FORMAT JSON) ${sql}`);
+    for (const statement of after) await tx.$executeRawUnsafe(statement);
+    return explained;
+  });
+  // The QUERY PLAN column is json: the driver hands it over parsed.
+  const column = Object.values(plan[0])[0];
+  return ((typeof column === 'string' ? JSON.parse(column) : column) as { Plan: PlanNode }[])[0].Plan;
+}
+
 describe('list queries and their indexes', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
@@ -48,14 +80,30 @@ describe('list queries and their indexes', () => {
     ['wallet links of one owner', `SELECT id FROM wallet_links WHERE owner_id = 'alice' ${keyset('created_at')}`],
     ['distributions', `SELECT id FROM distributions WHERE true ${keyset('created_at')}`],
   ])('%s', async (_name, sql) => {
-    const plan = await service.prisma.$transaction(async (tx) => {
-      for (const plan of ['seqscan', 'sort', 'bitmapscan']) await tx.$executeRawUnsafe(`SET LOCAL enable_${plan} = off`);
-      return tx.$queryRawUnsafe<{ plan: string }[]>(`EXPLAIN (FORMAT JSON) ${sql}`);
-    });
-    // The QUERY PLAN column is json: the driver hands it over parsed.
-    const column = Object.values(plan[0])[0];
-    const root = ((typeof column === 'string' ? JSON.parse(column) : column) as { Plan: PlanNode }[])[0].Plan;
+    const root = await planOf(service, sql);
     // Sort, Incremental Sort, Seq Scan: each means an index is missing or in the wrong order.
     expect(nodeTypes(root).filter((type) => /Sort|Seq Scan/.test(type))).toEqual([]);
+  });
+
+  /**
+   * The orders lists' own statements, on the generic plan a prepared statement settles on after
+   * five executions: it must still scan the index of one of the filters it has, in keyset order.
+   * A statement with `$n IS NULL OR column = $n` conditions would scan the time index instead.
+   */
+  it.each(FILTER_SETS)('orders list statement, generic plan: %s', async (_name, filter) => {
+    const statement = listStatementFor(LIST_ORDERS, filter);
+    const name = `plan_check_${randomUUID().replace(/-/g, '')}`;
+    const values = listValues(filter, { limit: 51, after: { at: new Date('2030-01-01T00:00:00Z'), id: randomUUID() } });
+    const literal = (value: unknown) => `'${(value instanceof Date ? value.toISOString() : String(value)).replace(/'/g, "''")}'`;
+    const root = await planOf(service, `EXECUTE ${name}(${values.map(literal).join(', ')})`, {
+      before: ['SET LOCAL plan_cache_mode = force_generic_plan', `PREPARE ${name} AS ${statement.text}`],
+      after: [`DEALLOCATE ${name}`],
+    });
+    expect(nodeTypes(root).filter((type) => /Sort|Seq Scan/.test(type))).toEqual([]);
+    const leading = LIST_FILTERS.filter(([field]) => filter[field] !== undefined).map(([field]) => FILTER_EXAMPLES[field].column);
+    const expected = leading.length ? leading.map((column) => `orders_${column}_created_at_id_idx`) : ['orders_created_at_id_idx'];
+    const [index, ...others] = indexNames(root);
+    expect(others).toEqual([]);
+    expect(expected).toContain(index);
   });
 });
