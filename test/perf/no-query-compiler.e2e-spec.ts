@@ -28,10 +28,7 @@ jest.mock('@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.
 /** The statements of `PrismaService.inTransaction` itself, around written-out ones. */
 const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|ROLLBACK|SET LOCAL statement_timeout = \d+)$/;
 
-/**
- * Every job an instance runs on a timer, each run once as its scheduler would. The order sweep is
- * not here yet: see ORDERS_JOBS_STILL_ON_PRISMA.
- */
+/** Every job an instance runs on a timer, each run once as its scheduler would. */
 const BACKGROUND_JOBS: [string, (service: TestService) => Promise<unknown>][] = [
   ['idempotency purge', (s) => s.get(IdempotencyPurgeScheduler).runOnce()],
   ['rejected-callback purge', (s) => s.get(RejectedCallbackPurgeScheduler).runOnce()],
@@ -39,14 +36,6 @@ const BACKGROUND_JOBS: [string, (service: TestService) => Promise<unknown>][] = 
   ['distributions sweep', (s) => s.get(DistributionsSweeper).sweepNow()],
   ['agent-budget sweep', (s) => s.get(AgentBudgetSweeper).runNow()],
   ['provider call log write', (s) => s.get(ProviderCallLog).flush()],
-];
-
-/**
- * The background work of src/orders/ (the order sweep; the orders-by-status gauge's refresh; the
- * live streams' catch-up), converted to written-out statements on branch h-lists. Once it is
- * merged, the test at the end of this file fails: move these entries to BACKGROUND_JOBS then.
- */
-const ORDERS_JOBS_STILL_ON_PRISMA: [string, (service: TestService) => Promise<unknown>][] = [
   ['order sweep', (s) => s.get(OrderExpiryScheduler).sweepNow()],
   ['orders-by-status gauge', (s) => s.get(OrdersRepository).countByStatus()],
   ['order streams catch-up', (s) => s.get(OrdersRepository).changesAfter([{ orderId: randomUUID(), afterChangeId: 0n }])],
@@ -110,11 +99,5 @@ describe("an instance serving only the hot paths and its background jobs never l
     for (const [name, run] of BACKGROUND_JOBS) await expect(run(service).then(() => name)).resolves.toBe(name);
 
     expect({ notWrittenOut, compilerLoads: mockCompilerLoads }).toEqual({ notWrittenOut: [], compilerLoads: [] });
-  });
-
-  it('(until h-lists is merged) the background work of src/orders/ still loads the query compiler', async () => {
-    for (const [, run] of ORDERS_JOBS_STILL_ON_PRISMA) await run(service);
-    expect(mockCompilerLoads).toHaveLength(1);
-    expect(notWrittenOut.length).toBeGreaterThanOrEqual(ORDERS_JOBS_STILL_ON_PRISMA.length);
   });
 });
