@@ -124,6 +124,11 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   }
 
   private instrument(client: PoolClient): void {
+    // A connection that breaks while checked out fails the statement in flight (its caller gets the
+    // error, a 503), and pg also emits the error on the client, where the pool listens only while
+    // the client is idle: without this listener that emit would end the process. The pool drops
+    // the broken client when it is released.
+    client.on('error', () => undefined);
     this.statementNames.set(client, `${PROCESS_TAG}${(++connectionCount).toString(36)}`);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (...args: unknown[]) => {
