@@ -5,7 +5,6 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { documentProblemResponses, ProblemDetailsDto } from './common/openapi-problems';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { pipeline, Transform, type Readable } from 'node:stream';
@@ -14,6 +13,7 @@ import { AppModule } from './app.module';
 import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
 import { BODY_BOUNDS, bodyRefusal, formExcess, jsonExcess, QueryTooComplexError } from './common/bounded-json';
 import { clientErrorHandler, routerErrorHandler } from './common/http-edge-errors';
+import { securityHeadersFor } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
@@ -57,6 +57,11 @@ export async function createApp(
   });
   const fastify = app.getHttpAdapter().getInstance();
   registerBodyParsers(fastify);
+  // First, so that every answer carries them, a refusal by a later hook too.
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
+    done();
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     requestContext.run({ requestId: request.id }, done);
@@ -117,27 +122,28 @@ function isCallbackRoute(request: RoutedRequest): boolean {
   return routeOf(request)?.startsWith(CALLBACK_ROUTE_PREFIX) === true;
 }
 
+/** helmet's headers, computed once (see securityHeadersFor); the CSP lets the Swagger UI run. */
+const SECURITY_HEADERS = securityHeadersFor({
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'", "'unsafe-inline'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+  crossOriginEmbedderPolicy: false,
+});
+
 /**
- * Security headers (helmet; the CSP lets the Swagger UI run), CORS for the configured origins
- * only, and a per-IP rate limit on the public routes. Authenticated routes are bounded by their
- * callers' tokens and by the provider budget. A callback whose token verifies is counted in a
- * bucket of its own URL, so that no anonymous traffic (from the provider's IP or any other) can
- * make the provider's notification wait.
+ * CORS for the configured origins only, and a per-IP rate limit on the public routes.
+ * Authenticated routes are bounded by their callers' tokens and by the provider budget. A callback
+ * whose token verifies is counted in a bucket of its own URL, so that no anonymous traffic (from
+ * the provider's IP or any other) can make the provider's notification wait.
  */
 async function registerHttpProtections(app: NestFastifyApplication, config: AppConfig) {
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", "'unsafe-inline'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        frameAncestors: ["'none'"],
-      },
-    },
-    crossOriginEmbedderPolicy: false,
-  });
   await app.register(cors, {
     origin: config.corsOrigins.length ? config.corsOrigins : false,
     credentials: false,

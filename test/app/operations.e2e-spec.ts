@@ -81,6 +81,24 @@ describe('operations', () => {
     expect(res.headers['x-frame-options']).toBeDefined();
   });
 
+  it('sends the same security headers on a 404 and on a refusal before routing', async () => {
+    const expected = (await request(service.server).get('/health/live').expect(200)).headers;
+    const notFound = await request(service.server).get('/no/such/route').expect(404);
+    // Refused by the query-string bound, an onRequest hook that runs before the handler.
+    const refused = await request(service.server).get(`/v1/orders?${Array.from({ length: 1001 }, (_, i) => `k${i}=1`).join('&')}`);
+    expect(refused.status).toBe(400);
+    for (const res of [notFound, refused]) {
+      for (const name of [
+        'content-security-policy',
+        'strict-transport-security',
+        'x-content-type-options',
+        'x-frame-options',
+        'referrer-policy',
+      ])
+        expect([name, res.headers[name]]).toEqual([name, expected[name]]);
+    }
+  });
+
   it('allows CORS for the configured origins only', async () => {
     const allowed = await request(service.server)
       .options('/v1/orders')
