@@ -56,8 +56,11 @@ export interface PageRequest {
   after?: KeysetPosition;
 }
 
-/** The keyset position of a row listed by creation time. */
-export const positionOf = (row: { createdAt: Date; id: string }): KeysetPosition => ({ at: row.createdAt, id: row.id });
+/** The keyset position of a row; its time a Date, or the ISO text PostgreSQL wrote (see LIST_ORDERS). */
+export const positionOf = (row: { createdAt: Date | string; id: string }): KeysetPosition => ({
+  at: typeof row.createdAt === 'string' ? new Date(row.createdAt) : row.createdAt,
+  id: row.id,
+});
 
 /** `?cursor=` as a position: none for the first page, 400 for a cursor this API did not write. */
 export function afterCursor(cursor: string | undefined): KeysetPosition | undefined {

@@ -27,7 +27,6 @@ import {
   CREATE_ORDER,
   CREATE_ORDER_FIELDS,
   eventOf,
-  EXPORT_ORDERS,
   FIND_ORDER,
   FIND_ORDER_DETAIL,
   LIST_ORDERS,
@@ -56,10 +55,10 @@ type OrderRow = Prisma.OrderGetPayload<object>;
 type ChangeRow = Omit<StatusChangeRecord, 'id'> & { id: string };
 
 /**
- * An order as the CSV export reads it: its cells only, the times already as ISO text (the format
- * of Date#toISOString), the amount as stored.
+ * An order as lists and the CSV export read it: what they show, the times already as ISO text
+ * (the format of Date#toISOString), the amount as stored.
  */
-export type OrderExportRow = Pick<
+export type OrderListRow = Pick<
   OrderRecord,
   | 'id'
   | 'reference'
@@ -225,14 +224,12 @@ export class OrdersRepository {
     return withBigIntIds(await this.prisma.run<ChangeRow>(CHANGES_AFTER, [orderIds, afterIds]));
   }
 
-  /** A page of orders, newest first; every set of filters is served by its index in keyset order (see LIST_ORDERS). */
-  async list(filter: OrderFilter, page: PageRequest): Promise<OrderRecord[]> {
-    return this.prisma.run<OrderRecord>(listStatementFor(LIST_ORDERS, filter), listValues(filter, page));
-  }
-
-  /** A batch of the CSV export, in the order and under the filters of `list`. */
-  async exportBatch(filter: OrderFilter, page: PageRequest): Promise<OrderExportRow[]> {
-    return this.prisma.run<OrderExportRow>(listStatementFor(EXPORT_ORDERS, filter), listValues(filter, page));
+  /**
+   * A page of orders (or a batch of the CSV export), newest first; every set of filters is served by
+   * its index in keyset order (see LIST_ORDERS).
+   */
+  async list(filter: OrderFilter, page: PageRequest): Promise<OrderListRow[]> {
+    return this.prisma.run<OrderListRow>(listStatementFor(LIST_ORDERS, filter), listValues(filter, page));
   }
 
   private async recordChange(

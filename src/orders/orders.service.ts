@@ -20,7 +20,7 @@ import { OrderStreams, type OrderStreamClient } from './order-streams';
 import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { ORDER_RESOURCE, OrdersRepository, type OrderExportRow } from './orders.repository';
+import { ORDER_RESOURCE, OrdersRepository, type OrderListRow } from './orders.repository';
 
 /** Rows per read of the CSV export: large enough that a batch's round trip is small beside its formatting. */
 export const EXPORT_BATCH_SIZE = 5_000;
@@ -180,14 +180,14 @@ export class OrdersService implements OnModuleInit {
   async *exportCsv(user: AuthUser, query: ListOrdersQueryDto): AsyncGenerator<string> {
     const filter = filterFor(user, query);
     yield csvRow(CSV_COLUMNS);
-    let next = this.orders.exportBatch(filter, { limit: EXPORT_BATCH_SIZE });
+    let next = this.orders.list(filter, { limit: EXPORT_BATCH_SIZE });
     for (;;) {
       const batch = await next;
       const last = batch[batch.length - 1];
       if (!last) return;
       const more = batch.length === EXPORT_BATCH_SIZE;
       if (more) {
-        next = this.orders.exportBatch(filter, { limit: EXPORT_BATCH_SIZE, after: { at: new Date(last.createdAt), id: last.id } });
+        next = this.orders.list(filter, { limit: EXPORT_BATCH_SIZE, after: positionOf(last) });
         // A client leaving mid-export ends this generator before the read ahead is awaited: its failure is nobody's then.
         next.catch(() => undefined);
       }
@@ -233,17 +233,17 @@ export class OrdersService implements OnModuleInit {
    * An export row as its CSV line: the cells of toDto (the times are already ISO text). No object
    * or array per row: the export's rate is bound by what it allocates.
    */
-  private csvLine(row: OrderExportRow): string {
+  private csvLine(row: OrderListRow): string {
     let line = this.csvCellOf(row, CSV_COLUMNS[0]);
     for (let i = 1; i < CSV_COLUMNS.length; i++) line += `,${this.csvCellOf(row, CSV_COLUMNS[i])}`;
     return `${line}\r\n`;
   }
 
-  private csvCellOf(row: OrderExportRow, column: (typeof CSV_COLUMNS)[number]): string {
+  private csvCellOf(row: OrderListRow, column: (typeof CSV_COLUMNS)[number]): string {
     return csvCell(column === 'amount' ? formatStoredAmount(row.amount, row.currency, this.config.currencies) : row[column]);
   }
 
-  private toDto(order: OrderRecord): OrderDto {
+  private toDto(order: OrderRecord | OrderListRow): OrderDto {
     return {
       id: order.id,
       reference: order.reference,
@@ -259,10 +259,15 @@ export class OrdersService implements OnModuleInit {
       providerTransactionReference: order.providerTransactionReference,
       failureReason: order.failureReason,
       needsReview: order.needsReview,
-      createdAt: order.createdAt.toISOString(),
-      updatedAt: order.updatedAt.toISOString(),
+      createdAt: isoText(order.createdAt),
+      updatedAt: isoText(order.updatedAt),
     };
   }
+}
+
+/** A time of a row: a Date, or already ISO text when PostgreSQL wrote it (lists). */
+function isoText(time: Date | string): string {
+  return typeof time === 'string' ? time : time.toISOString();
 }
 
 function filterFor(user: AuthUser, query: ListOrdersQueryDto): OrderFilter {

@@ -80,246 +80,6 @@ updated.created_at AS "createdAt", updated.updated_at AS "updatedAt", change.id:
 FROM updated LEFT JOIN change ON true;
 
 -- orders_page_all (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_status (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.status = $6::"OrderStatus"
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust_status (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-      AND o.status = $7::"OrderStatus"
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cur (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.currency = $6::text
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust_cur (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-      AND o.currency = $7::text
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_status_cur (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.status = $6::"OrderStatus"
-      AND o.currency = $7::text
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust_status_cur (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-      AND o.status = $7::"OrderStatus"
-      AND o.currency = $8::text
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.needs_review = $6::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-      AND o.needs_review = $7::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_status_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.status = $6::"OrderStatus"
-      AND o.needs_review = $7::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust_status_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-      AND o.status = $7::"OrderStatus"
-      AND o.needs_review = $8::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cur_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.currency = $6::text
-      AND o.needs_review = $7::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust_cur_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-      AND o.currency = $7::text
-      AND o.needs_review = $8::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_status_cur_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.status = $6::"OrderStatus"
-      AND o.currency = $7::text
-      AND o.needs_review = $8::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_page_cust_status_cur_review (list)
-    SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status::text AS status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt"
-    FROM orders o
-    WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-      AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-      AND o.customer_id = $6::text
-      AND o.status = $7::"OrderStatus"
-      AND o.currency = $8::text
-      AND o.needs_review = $9::boolean
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT $5::int;
-
--- orders_export_all (exportBatch)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -331,7 +91,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust (exportBatch)
+-- orders_page_cust (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -344,7 +104,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_status (exportBatch)
+-- orders_page_status (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -357,7 +117,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust_status (exportBatch)
+-- orders_page_cust_status (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -371,7 +131,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cur (exportBatch)
+-- orders_page_cur (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -384,7 +144,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust_cur (exportBatch)
+-- orders_page_cust_cur (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -398,7 +158,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_status_cur (exportBatch)
+-- orders_page_status_cur (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -412,7 +172,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust_status_cur (exportBatch)
+-- orders_page_cust_status_cur (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -427,7 +187,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_review (exportBatch)
+-- orders_page_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -440,7 +200,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust_review (exportBatch)
+-- orders_page_cust_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -454,7 +214,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_status_review (exportBatch)
+-- orders_page_status_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -468,7 +228,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust_status_review (exportBatch)
+-- orders_page_cust_status_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -483,7 +243,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cur_review (exportBatch)
+-- orders_page_cur_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -497,7 +257,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust_cur_review (exportBatch)
+-- orders_page_cust_cur_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -512,7 +272,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_status_cur_review (exportBatch)
+-- orders_page_status_cur_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
@@ -527,7 +287,7 @@ o.needs_review AS "needsReview"
   ORDER BY o.created_at DESC, o.id DESC
   LIMIT $5::int;
 
--- orders_export_cust_status_cur_review (exportBatch)
+-- orders_page_cust_status_cur_review (list)
   SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
 o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
 o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
