@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool, type QueryResult } from 'pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -12,8 +13,19 @@ import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-util
  * prisma/migrations layout and keeps the standard _prisma_migrations table, so the normal CLI
  * still works wherever it can download its engine.
  */
-export const MIGRATIONS_DIR = resolve(__dirname, '..', '..', 'prisma', 'migrations');
-export const SCHEMA_PATH = resolve(__dirname, '..', '..', 'prisma', 'schema.prisma');
+export const MIGRATIONS_DIR = join(projectRoot(__dirname), 'prisma', 'migrations');
+export const SCHEMA_PATH = join(projectRoot(__dirname), 'prisma', 'schema.prisma');
+
+/**
+ * The directory of the project's package.json, above `from`: the same whether this code runs from
+ * src/database (TypeScript), dist/database (compiled) or dist/main.bundle.js (start:prod).
+ */
+export function projectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
 
 type WasmSchemaEngine = {
   applyMigrations(input: unknown): Promise<{ appliedMigrationNames: string[] }>;

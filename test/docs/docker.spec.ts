@@ -139,8 +139,8 @@ describe('the Dockerfile', () => {
   it('starts the compiled service as `npm run start:prod` does, and never migrates on start', () => {
     const startProd = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start:prod'];
     const [assignments, command] = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)(.*)$/.exec(startProd)!.slice(1);
-    // node, its options (heap settings), the compiled entry point: the same in the image.
-    expect(command).toMatch(/^node (--[a-z-]+=\S+ )*dist\/main\.js$/);
+    // node, its options (heap settings), the compiled service in one file: the same in the image.
+    expect(command).toMatch(/^node (--[a-z-]+=\S+ )*dist\/main\.bundle\.js$/);
     expect(execForm(only(runtime, 'CMD'))).toEqual(command.split(' '));
     for (const assignment of assignments.trim().split(/\s+/).filter(Boolean)) {
       const [name, value] = assignment.split('=');
@@ -190,7 +190,9 @@ describe('docker-compose.yml', () => {
   it('starts the api only after the migrations completed, without migrating itself', () => {
     const api = services.api;
     expect(api.depends_on.migrate.condition).toBe('service_completed_successfully');
-    expect(command('api')).toBe('node dist/main.js');
+    // The image's own command (the one `npm run start:prod` runs), not a second spelling of it.
+    const image = parseDockerfile(read('Dockerfile')).stages.at(-1)!;
+    expect(command('api')).toBe(execForm(only(image, 'CMD')).join(' '));
     expect(api.ports).toContain('3000:3000');
     for (const name of ['api', 'migrate', 'sandbox']) expect(services[name].build).toBe('.');
   });

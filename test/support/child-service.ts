@@ -14,16 +14,20 @@ export interface ChildService {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** `npm start`'s command: the TypeScript entry point. */
+const TYPESCRIPT_ENTRY = ['-r', '@swc-node/register', 'src/main.ts'];
+
 /**
- * The real entry point (`npm start`'s command) as a process of its own, on a free port, returned
- * once `readyPath` answers 2xx. The environment is only PATH, the given variables and test defaults.
+ * The real entry point (`npm start`'s command, or `nodeArgs`) as a process of its own, on a free
+ * port, returned once `readyPath` answers 2xx. The environment is only PATH, the given variables
+ * and test defaults.
  */
 export async function startChildService(
   env: Record<string, string>,
-  options: { args?: string[]; readyPath?: string; startTimeoutMs?: number } = {},
+  options: { nodeArgs?: string[]; args?: string[]; readyPath?: string; startTimeoutMs?: number } = {},
 ): Promise<ChildService> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? TYPESCRIPT_ENTRY), ...(options.args ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

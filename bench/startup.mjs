@@ -1,0 +1,119 @@
+// `npm run bench:startup`: how long each documented start takes to answer GET /health/ready.
+//
+// - `start:prod`: the built service, in production mode, with start:prod's node options and environment,
+//   on a database of its own on real PostgreSQL (BENCH_DATABASE_URL, default the local server),
+//   migrated by one unmeasured start first.
+// - `npm start` (second run): `npm start` itself, as the README's walk-through runs it, on the embedded
+//   database in a fresh data directory that one unmeasured `npm start` created first.
+//
+// Each start is measured from the spawn to the first 200 from /health/ready (polled every 5 ms), then
+// stopped with SIGTERM. BENCH_STARTS (default 5) starts of each; BENCH_STARTUP=prod or npm measures
+// one of the two. Plain Node, never part of `npm test`.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, productionCommand } from './processes.mjs';
+import { ROOT, freshDatabase, requireBuild } from './scale-support.mjs';
+
+const STARTS = Number(process.env.BENCH_STARTS ?? 5);
+/** `prod`, `npm` or both (the default). */
+const WHICH = process.env.BENCH_STARTUP ?? 'both';
+const GOALS = { prod: 1500, npm: 5000 };
+
+/** Production settings that pass the configuration checks; nothing here is ever called. */
+function productionEnv(databaseUrl, port) {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PROVIDER_BASE_URL: 'http://127.0.0.1:9',
+    PROVIDER_API_KEY: 'bench-key',
+    PROVIDER_SECRET_KEY: 'bench-secret',
+    PROVIDER_SP_AUTH_TOKEN: 'bench-sp-token',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    AUTH_JWT_SECRET: 'j'.repeat(48),
+    LOG_LEVEL: 'warn',
+  };
+}
+
+async function readyAfter(command, args, env, port) {
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let errors = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => (errors = (errors + chunk).slice(-4000)));
+  let exited = false;
+  const gone = new Promise((resolve) => child.once('exit', () => resolve((exited = true))));
+  try {
+    for (;;) {
+      if (exited) throw new Error(`${command} ${args.join(' ')} exited before it was ready:\n${errors}`);
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        await response.arrayBuffer();
+        if (response.status === 200) return Number(process.hrtime.bigint() - started) / 1e6;
+      } catch {
+        // Not listening yet.
+      }
+      if (Number(process.hrtime.bigint() - started) > 120e9) throw new Error(`not ready after 120 s:\n${errors}`);
+      await sleep(5);
+    }
+  } finally {
+    if (!exited) process.kill(-child.pid, 'SIGTERM');
+    await Promise.race([gone, sleep(15_000).then(() => !exited && process.kill(-child.pid, 'SIGKILL'))]);
+    await gone;
+  }
+}
+
+function summary(label, times, goal) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  const verdict = median < goal ? 'PASS' : 'FAIL';
+  console.log(
+    `${label.padEnd(22)} ready after ${sorted.map((t) => (t / 1000).toFixed(2)).join(', ')} s; median ${(median / 1000).toFixed(2)} s (goal < ${goal / 1000} s) ${verdict}`,
+  );
+  return verdict === 'PASS';
+}
+
+async function main() {
+  requireBuild();
+  const production = productionCommand(ROOT);
+  const database = await freshDatabase('bench_startup');
+  const prodTimes = [];
+  const npmTimes = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
+  try {
+    const prodArgs = [...production.nodeOptions, production.entry];
+    const port = await freePort();
+    if (WHICH !== 'npm') {
+      await readyAfter(process.execPath, [...prodArgs, '--migrate'], { ...production.env, ...productionEnv(database.url, port) }, port);
+      for (let i = 0; i < STARTS; i++) {
+        const port = await freePort();
+        prodTimes.push(await readyAfter(process.execPath, prodArgs, { ...production.env, ...productionEnv(database.url, port) }, port));
+      }
+    }
+
+    if (WHICH !== 'prod') {
+      const npmEnv = (port) => ({ PORT: String(port), EMBEDDED_DATA_DIR: join(dataDir, 'pglite'), LOG_LEVEL: 'warn' });
+      const first = await freePort();
+      const firstRun = await readyAfter('npm', ['start'], npmEnv(first), first);
+      console.log(`npm start (first run)  ready after ${(firstRun / 1000).toFixed(2)} s (not measured against a goal)`);
+      for (let i = 0; i < STARTS; i++) {
+        const port = await freePort();
+        npmTimes.push(await readyAfter('npm', ['start'], npmEnv(port), port));
+      }
+    }
+  } finally {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const prodOk = WHICH === 'npm' || summary('start:prod', prodTimes, GOALS.prod);
+  const npmOk = WHICH === 'prod' || summary('npm start (second run)', npmTimes, GOALS.npm);
+  if (!prodOk || !npmOk) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { mintToken } from '../../src/auth/token-minter';
+import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { startChildService, type ChildService } from '../support/child-service';
+import { orderRequest } from '../support/provider-factories';
+import { testDatabaseUrl } from '../support/test-database';
+import { startTestSandbox } from '../support/test-service';
+
+const ROOT = resolve(__dirname, '../..');
+const JWT_SECRET = 'production-bundle-test-jwt-secret-0123456789';
+
+/** `npm run start:prod` as words: its environment assignments, then node's arguments. */
+function startProdCommand(): { env: Record<string, string>; nodeArgs: string[] } {
+  const script = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
+    'start:prod'
+  ];
+  const words = script.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name] = value.join('=');
+  }
+  expect(words.shift()).toBe('node');
+  return { env, nodeArgs: words };
+}
+
+/**
+ * What `npm run build` makes and `npm run start:prod` (and the image) runs: the service bundled
+ * into one file (scripts/bundle.mjs), in production mode. Built here from this checkout, then
+ * served end to end: what a bundle can break is what is checked (packages NestJS loads by name,
+ * files found next to a package's code, `import.meta.url` of the ESM packages, the migrations
+ * found from the bundle's directory).
+ */
+describe('the production bundle (npm run build, npm run start:prod)', () => {
+  let sandbox: RunningSandbox;
+  let service: ChildService;
+  let token: string;
+
+  beforeAll(async () => {
+    await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+    sandbox = await startTestSandbox();
+    const command = startProdCommand();
+    service = await startChildService(
+      {
+        ...command.env,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        DATABASE_URL: testDatabaseUrl(),
+        PROVIDER_BASE_URL: sandbox.url,
+        PROVIDER_API_KEY: SANDBOX_CREDENTIALS.apiKey,
+        PROVIDER_SECRET_KEY: SANDBOX_CREDENTIALS.secretKey,
+        PROVIDER_SP_AUTH_TOKEN: SANDBOX_CREDENTIALS.spAuthToken,
+        CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
+        DATA_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+        AUTH_JWT_SECRET: JWT_SECRET,
+        LOG_LEVEL: 'warn',
+      },
+      { nodeArgs: command.nodeArgs, readyPath: '/health/ready' },
+    );
+    token = await mintToken({ sub: 'bundle-customer', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
+  }, 300_000);
+
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) service.child.kill('SIGTERM');
+    await service?.exited;
+    await sandbox?.close();
+  });
+
+  it('runs the one file, in production mode, ready once its migrations are found applied', async () => {
+    expect(startProdCommand().nodeArgs.at(-1)).toBe('dist/main.bundle.js');
+    const ready = await fetch(`${service.base}/health/ready`);
+    expect(ready.status).toBe(200);
+  });
+
+  it('validates input field by field (class-validator and class-transformer are the ones NestJS loads)', async () => {
+    const res = await fetch(`${service.base}/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'bundle-bad-body' },
+      body: JSON.stringify({ ...orderRequest(), amount: 'twelve', payerEmail: 'not an email' }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const problem = (await res.json()) as { errors: { field: string }[] };
+    expect(problem.errors.map((e) => e.field).sort()).toEqual(['amount', 'payerEmail']);
+    const page = await fetch(`${service.base}/v1/orders?limit=5000`, { headers: { authorization: `Bearer ${token}` } });
+    expect(page.status).toBe(400);
+  });
+
+  it('takes a pay-in to the provider and reads it back', async () => {
+    const created = await fetch(`${service.base}/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `bundle-${Date.now()}` },
+      body: JSON.stringify(orderRequest()),
+    });
+    expect(created.status).toBe(201);
+    const order = (await created.json()) as { id: string; status: string; amount: string };
+    expect(order).toMatchObject({ status: 'PROCESSING', amount: '1500' });
+    const read = await fetch(`${service.base}/v1/orders/${order.id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.status).toBe(200);
+    const list = (await (await fetch(`${service.base}/v1/orders`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      items: { id: string }[];
+    };
+    expect(list.items.map((o) => o.id)).toContain(order.id);
+  });
+
+  it('serves the Swagger UI with its assets and the OpenAPI document', async () => {
+    const page = await fetch(`${service.base}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui');
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-ui-init.js']) {
+      const res = await fetch(`${service.base}/docs/${asset}`);
+      expect([asset, res.status]).toEqual([asset, 200]);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+    const document = (await (await fetch(`${service.base}/docs-json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toContain('/v1/orders');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+  });
+});
