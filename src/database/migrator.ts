@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -185,10 +185,44 @@ function connectionFields(databaseUrl: string) {
 /** `prisma migrate deploy`: applies every pending migration, in order, each recorded in _prisma_migrations. */
 export async function applyMigrations(databaseUrl: string): Promise<string[]> {
   const migrationsList = await loadMigrationsList();
+  if (await migrationsUpToDate(databaseUrl, migrationsList)) return [];
   return withSchemaEngine(databaseUrl, async (engine) => {
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: NO_FILTERS });
     return appliedMigrationNames;
   });
+}
+
+type MigrationRow = { name: string; checksum: string; finished: boolean; rolledBack: boolean };
+
+/**
+ * True when _prisma_migrations records every migration on disk as applied and unchanged (the
+ * checksum Prisma keeps: the SHA-256 of its migration.sql), and nothing else: no failed migration,
+ * none this build does not know. Then `migrate deploy` has nothing to do, and loading the schema
+ * engine to be told so (WebAssembly: about half a second of every `npm start`) is skipped. Any
+ * other state, a database without the table or one that cannot be read included, goes to the
+ * engine exactly as before.
+ */
+export async function migrationsUpToDate(databaseUrl: string, list: Awaited<ReturnType<typeof loadMigrationsList>>): Promise<boolean> {
+  const client = new Client(connectionFields(databaseUrl));
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<MigrationRow>(
+      `SELECT migration_name AS name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS "rolledBack"
+       FROM _prisma_migrations`,
+    );
+    if (rows.some((row) => !row.finished && !row.rolledBack)) return false;
+    const applied = new Map(rows.filter((row) => row.finished && !row.rolledBack).map((row) => [row.name, row.checksum]));
+    if (applied.size !== list.migrationDirectories.length) return false;
+    return list.migrationDirectories.every(
+      ({ path, migrationFile: { content } }) =>
+        content.tag === 'ok' && applied.get(path) === createHash('sha256').update(content.value, 'utf8').digest('hex'),
+    );
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** Names of the migrations on disk, in the order they apply. */
