@@ -11,6 +11,7 @@
 // - packages that read files next to their own code (swagger-ui-dist's assets, PGlite's WebAssembly
 //   and data files, Prisma's schema engine for --migrate, Prisma's query compiler, loaded only on
 //   Prisma's first query);
+// - pg, whose Client the benches instrument in node_modules;
 // - optional packages that are not installed (see missingPackagesStayExternal).
 // ESM packages that resolve files from `import.meta.url` get the bundle's own URL.
 import { build } from 'esbuild';
@@ -26,6 +27,9 @@ export const BUNDLE_EXTERNALS = [
   '@electric-sql/pglite',
   '@electric-sql/pglite-socket',
   '@prisma/schema-engine-wasm/*',
+  // The benches count the statements a server sends by patching pg's Client where node_modules has
+  // it (bench/count-statements.cjs): a copy inside the bundle would send them uncounted.
+  'pg',
   '@prisma/client/runtime/query_compiler_fast_bg.postgresql.js',
   '@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js',
 ];
