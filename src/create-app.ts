@@ -74,6 +74,19 @@ export async function createApp(
       queryAt === -1 || isCallbackRoute(request) ? undefined : formExcess(request.url.slice(queryAt + 1), BODY_BOUNDS, 'The query string');
     done(excess === undefined ? undefined : new QueryTooComplexError(excess));
   });
+  // server.close() closes the keep-alive connections idle when it starts; one whose request was
+  // still in flight stayed open after its answer until Fastify's keepAliveTimeout (72 s), and the
+  // close waited for it, past any orchestrator's grace period. While closing, answers say
+  // `Connection: close`, and each finished one closes the connections it left idle.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
@@ -89,6 +102,8 @@ export async function createApp(
       },
       'http request',
     );
+    // While closing (see above): the connection this answer leaves idle.
+    if (closing) setImmediate(() => fastify.server.closeIdleConnections());
     done();
   });
 

@@ -1,6 +1,7 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
+import { orderRequest } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /**
@@ -47,5 +48,58 @@ describe('graceful shutdown', () => {
     expect(finished.body.status).toBe('UNKNOWN');
     expect(await stream).toContain('event: status');
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
+  });
+});
+
+describe('graceful shutdown with a keep-alive client', () => {
+  let sandbox: RunningSandbox;
+  let service: TestService;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ hangMs: 60_000 });
+    service = await startTestService(sandbox, { PROVIDER_TIMEOUT_MS: '1500' }, [], { listen: true });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  /**
+   * A browser, a load balancer or undici keeps its connection open after an answer. The close used
+   * to wait for a connection whose request was in flight when it began until Fastify's
+   * keepAliveTimeout (72 s) ended it.
+   */
+  it('closes the connection of a request in flight once it is answered, without waiting for the keep-alive timeout', async () => {
+    const alice = await customer(service);
+    const agent = new Agent({ keepAlive: true, keepAliveMsecs: 60_000 });
+    const inFlight = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        `http://127.0.0.1:${service.config.port}/v1/orders`,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: `Bearer ${alice.token}`,
+            'content-type': 'application/json',
+            'idempotency-key': `keep-alive-${Date.now()}`,
+          },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(orderRequest({ wallet: TEST_WALLETS.TIMEOUT })));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const started = Date.now();
+    await service.close();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const finished = await inFlight;
+    expect(finished.status).toBe(201);
+    expect(finished.connection).toBe('close');
+    agent.destroy();
   });
 });
