@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { mintToken } from '../../src/auth/token-minter';
 import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
@@ -8,25 +8,11 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startChildService, type ChildService } from '../support/child-service';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
+import { startProdCommand } from '../support/start-prod-command';
 import { startTestSandbox } from '../support/test-service';
 
 const ROOT = resolve(__dirname, '../..');
 const JWT_SECRET = 'production-bundle-test-jwt-secret-0123456789';
-
-/** `npm run start:prod` as words: its environment assignments, then node's arguments. */
-function startProdCommand(): { env: Record<string, string>; nodeArgs: string[] } {
-  const script = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
-    'start:prod'
-  ];
-  const words = script.trim().split(/\s+/);
-  const env: Record<string, string> = {};
-  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
-    const [name, ...value] = words.shift()!.split('=');
-    env[name] = value.join('=');
-  }
-  expect(words.shift()).toBe('node');
-  return { env, nodeArgs: words };
-}
 
 /**
  * What `npm run build` makes and `npm run start:prod` (and the image) runs: the service bundled
@@ -57,7 +43,7 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
         CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
         DATA_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
         AUTH_JWT_SECRET: JWT_SECRET,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'info',
       },
       { nodeArgs: command.nodeArgs, readyPath: '/health/ready' },
     );
@@ -122,6 +108,11 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
 
   it('stops cleanly on SIGTERM', async () => {
     service.child.kill('SIGTERM');
-    expect(await service.exited).toEqual({ code: 0, signal: null });
+    // Well within the grace period an orchestrator gives (Kubernetes: 30 s); what it printed if not.
+    const stopped = await Promise.race([
+      service.exited,
+      sleep(20_000).then(() => `still running 20 s after SIGTERM; its last output:\n${service.output().slice(-4000)}`),
+    ]);
+    expect(stopped).toEqual({ code: 0, signal: null });
   });
 });

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { startProdCommand } from '../support/start-prod-command';
 import { loadAppConfig } from '../../src/config/app-config';
 import { parseYaml, type YamlValue } from './mini-yaml';
 
@@ -137,15 +138,11 @@ describe('the Dockerfile', () => {
   });
 
   it('starts the compiled service as `npm run start:prod` does, and never migrates on start', () => {
-    const startProd = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start:prod'];
-    const [assignments, command] = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)(.*)$/.exec(startProd)!.slice(1);
+    const { env, nodeArgs } = startProdCommand();
     // node, its options (heap settings), the compiled service in one file: the same in the image.
-    expect(command).toMatch(/^node (--[a-z-]+=\S+ )*dist\/main\.bundle\.js$/);
-    expect(execForm(only(runtime, 'CMD'))).toEqual(command.split(' '));
-    for (const assignment of assignments.trim().split(/\s+/).filter(Boolean)) {
-      const [name, value] = assignment.split('=');
-      expect(envOf(runtime)[name]).toBe(value);
-    }
+    expect(['node', ...nodeArgs].join(' ')).toMatch(/^node (--[a-z-]+=\S+ )*dist\/main\.bundle\.js$/);
+    expect(execForm(only(runtime, 'CMD'))).toEqual(['node', ...nodeArgs]);
+    for (const [name, value] of Object.entries(env)) expect(envOf(runtime)[name]).toBe(value);
     expect(all.filter((i) => i.name === 'ENTRYPOINT')).toEqual([]);
     expect(only(runtime, 'CMD')).not.toMatch(/migrat|--migrate/);
   });
