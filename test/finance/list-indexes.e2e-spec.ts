@@ -29,18 +29,44 @@ const FILTER_SETS = Array.from({ length: 1 << LIST_FILTERS.length }, (_, set) =>
   return [fields.join(', ') || 'no filter', { ...filter, from: new Date('2026-01-01T00:00:00Z') }] as const;
 });
 
+/** Thrown to roll back the transaction a plan was read in, carrying the plan. */
+class RolledBack extends Error {
+  constructor(readonly explained: Record<string, unknown>[]) {
+    super('rolled back on purpose');
+  }
+}
+
 /**
  * The plan of `sql` with sequential scans, sorts and bitmap scans priced out (see below), `before`
- * and `after` sent around its EXPLAIN in the same transaction.
+ * and `after` sent around its EXPLAIN in the same transaction. The planner chooses by the tables'
+ * statistics, and the test database holds whatever the other specs left (nothing, run alone): the
+ * transaction first adds 5,000 orders shaped like real ones (500 customers, four statuses, two
+ * currencies, one in a hundred to review) and analyses the table, then rolls everything back.
  */
 async function planOf(service: TestService, sql: string, { before = [] as string[], after = [] as string[] } = {}): Promise<PlanNode> {
-  const plan = await service.prisma.$transaction(async (tx) => {
-    for (const plan of ['seqscan', 'sort', 'bitmapscan']) await tx.$executeRawUnsafe(`SET LOCAL enable_${plan} = off`);
-    for (const statement of before) await tx.$executeRawUnsafe(statement);
-    const explained = await tx.$queryRawUnsafe<Record<string, unknown>[]>(`EXPLAIN (FORMAT JSON) ${sql}`);
-    for (const statement of after) await tx.$executeRawUnsafe(statement);
-    return explained;
-  });
+  let plan: Record<string, unknown>[] = [];
+  try {
+    await service.prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(
+        `INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
+                             needs_review, created_at, updated_at)
+         SELECT gen_random_uuid(), 'ord_plan_' || i || '_' || gen_random_uuid(), 'plan-customer-' || (i % 500),
+                (ARRAY['SUCCEEDED','FAILED','EXPIRED','UNKNOWN'])[1 + i % 4]::"OrderStatus", 100, (ARRAY['XAF','XOF'])[1 + i % 2], 1,
+                '237600000001', 'Order', 'Payer', 'payer@example.com', i % 100 = 0,
+                now() - make_interval(secs => i * 60), now() - make_interval(secs => i * 60)
+         FROM generate_series(1, 5000) AS i`,
+      );
+      await tx.$executeRawUnsafe('ANALYZE orders');
+      for (const plan of ['seqscan', 'sort', 'bitmapscan']) await tx.$executeRawUnsafe(`SET LOCAL enable_${plan} = off`);
+      for (const statement of before) await tx.$executeRawUnsafe(statement);
+      const explained = await tx.$queryRawUnsafe<Record<string, unknown>[]>(`EXPLAIN (FORMAT JSON) ${sql}`);
+      for (const statement of after) await tx.$executeRawUnsafe(statement);
+      throw new RolledBack(explained);
+    });
+  } catch (error) {
+    if (!(error instanceof RolledBack)) throw error;
+    plan = error.explained;
+  }
   // The QUERY PLAN column is json: the driver hands it over parsed.
   const column = Object.values(plan[0])[0];
   return ((typeof column === 'string' ? JSON.parse(column) : column) as { Plan: PlanNode }[])[0].Plan;
