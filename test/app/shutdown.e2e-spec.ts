@@ -12,11 +12,12 @@ describe('graceful shutdown', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
 
-  beforeAll(async () => {
+  // Each test closes its own instance.
+  beforeEach(async () => {
     sandbox = await startTestSandbox({ hangMs: 60_000 });
     service = await startTestService(sandbox, { PROVIDER_TIMEOUT_MS: '1500' }, [], { listen: true });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await sandbox.close();
   });
 
@@ -48,19 +49,6 @@ describe('graceful shutdown', () => {
     expect(finished.body.status).toBe('UNKNOWN');
     expect(await stream).toContain('event: status');
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
-  });
-});
-
-describe('graceful shutdown with a keep-alive client', () => {
-  let sandbox: RunningSandbox;
-  let service: TestService;
-
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({ hangMs: 60_000 });
-    service = await startTestService(sandbox, { PROVIDER_TIMEOUT_MS: '1500' }, [], { listen: true });
-  });
-  afterAll(async () => {
-    await sandbox.close();
   });
 
   /**
