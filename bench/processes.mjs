@@ -45,8 +45,8 @@ export async function stopGroup(group, graceMs = 10_000) {
   }
 }
 
-/** Polls `url` until it answers 200, the process exits, or `timeoutMs` passes. */
-export async function waitUntilAnswering(group, url, timeoutMs = 60_000) {
+/** Polls `url` every `pollMs` until it answers 200, the process exits, or `timeoutMs` passes. */
+export async function waitUntilAnswering(group, url, timeoutMs = 60_000, pollMs = 100) {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   void group.exited.then(() => (exited = true));
@@ -59,7 +59,7 @@ export async function waitUntilAnswering(group, url, timeoutMs = 60_000) {
     } catch {
       // Not listening yet.
     }
-    await sleep(100);
+    await sleep(pollMs);
   }
   throw new Error(`${group.name} did not answer ${url} within ${timeoutMs} ms: see ${group.logFile}`);
 }

@@ -9,12 +9,10 @@
 // Each start is measured from the spawn to the first 200 from /health/ready (polled every 5 ms), then
 // stopped with SIGTERM. BENCH_STARTS (default 5) starts of each; BENCH_STARTUP=prod or npm measures
 // one of the two. Plain Node, never part of `npm test`.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, productionCommand } from './processes.mjs';
+import { freePort, productionCommand, startGroup, stopGroup, waitUntilAnswering } from './processes.mjs';
 import { ROOT, freshDatabase, requireBuild } from './scale-support.mjs';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
@@ -41,31 +39,15 @@ function productionEnv(databaseUrl, port) {
   };
 }
 
-async function readyAfter(command, args, env, port) {
+/** Milliseconds from the spawn of `command` to the first 200 from its /health/ready; stopped after. */
+async function readyAfter(command, args, env, port, logFile) {
   const started = process.hrtime.bigint();
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  let errors = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => (errors = (errors + chunk).slice(-4000)));
-  let exited = false;
-  const gone = new Promise((resolve) => child.once('exit', () => resolve((exited = true))));
+  const group = startGroup(command, command, args, { env: { ...process.env, ...env }, logFile, cwd: ROOT });
   try {
-    for (;;) {
-      if (exited) throw new Error(`${command} ${args.join(' ')} exited before it was ready:\n${errors}`);
-      try {
-        const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
-        await response.arrayBuffer();
-        if (response.status === 200) return Number(process.hrtime.bigint() - started) / 1e6;
-      } catch {
-        // Not listening yet.
-      }
-      if (Number(process.hrtime.bigint() - started) > 120e9) throw new Error(`not ready after 120 s:\n${errors}`);
-      await sleep(5);
-    }
+    await waitUntilAnswering(group, `http://127.0.0.1:${port}/health/ready`, 120_000, 5);
+    return Number(process.hrtime.bigint() - started) / 1e6;
   } finally {
-    if (!exited) process.kill(-child.pid, 'SIGTERM');
-    await Promise.race([gone, sleep(15_000).then(() => !exited && process.kill(-child.pid, 'SIGKILL'))]);
-    await gone;
+    await stopGroup(group, 15_000);
   }
 }
 
@@ -86,31 +68,42 @@ async function main() {
   const prodTimes = [];
   const npmTimes = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
+  // What the starts print, for a start that fails (kept only then).
+  const log = join(tmpdir(), `bench-startup-${process.pid}.log`);
   try {
     const prodArgs = [...production.nodeOptions, production.entry];
     const port = await freePort();
     if (WHICH !== 'npm') {
-      await readyAfter(process.execPath, [...prodArgs, '--migrate'], { ...production.env, ...productionEnv(database.url, port) }, port);
+      await readyAfter(
+        process.execPath,
+        [...prodArgs, '--migrate'],
+        { ...production.env, ...productionEnv(database.url, port) },
+        port,
+        log,
+      );
       for (let i = 0; i < STARTS; i++) {
         const port = await freePort();
-        prodTimes.push(await readyAfter(process.execPath, prodArgs, { ...production.env, ...productionEnv(database.url, port) }, port));
+        prodTimes.push(
+          await readyAfter(process.execPath, prodArgs, { ...production.env, ...productionEnv(database.url, port) }, port, log),
+        );
       }
     }
 
     if (WHICH !== 'prod') {
       const npmEnv = (port) => ({ PORT: String(port), EMBEDDED_DATA_DIR: join(dataDir, 'pglite'), LOG_LEVEL: 'warn' });
       const first = await freePort();
-      const firstRun = await readyAfter('npm', ['start'], npmEnv(first), first);
+      const firstRun = await readyAfter('npm', ['start'], npmEnv(first), first, log);
       console.log(`npm start (first run)  ready after ${(firstRun / 1000).toFixed(2)} s (not measured against a goal)`);
       for (let i = 0; i < STARTS; i++) {
         const port = await freePort();
-        npmTimes.push(await readyAfter('npm', ['start'], npmEnv(port), port));
+        npmTimes.push(await readyAfter('npm', ['start'], npmEnv(port), port, log));
       }
     }
   } finally {
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  rmSync(log, { force: true });
   const prodOk = WHICH === 'npm' || summary('start:prod', prodTimes, GOALS.prod);
   const npmOk = WHICH === 'prod' || summary('npm start (second run)', npmTimes, GOALS.npm);
   if (!prodOk || !npmOk) process.exitCode = 1;
