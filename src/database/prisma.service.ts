@@ -122,7 +122,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
    * Through pg's callback API, not its promise API. With the promise API (pg 8.23) the rows of
    * every result outlived their request: they survived young-generation collections until the next
    * full one (about 2 MB promoted per scavenge while serving pages of orders, each scavenge pausing
-   * 5 to 10 ms, which was the lists' p99), where the callback API lets them die young.
+   * 5 to 10 ms: most of the lists' p99 then), where the callback API lets them die young.
    * test/perf/result-lifetime.e2e-spec.ts measures it.
    */
   private send<Row extends QueryResultRow>(client: PoolClient, statement: SqlStatement, values: unknown[]) {
