@@ -20,9 +20,9 @@ const FIND_FRESH = sqlStatement(
   'findFresh',
   'provider_token_find_fresh',
   `
-  SELECT token_encrypted AS "tokenEncrypted", expires_at AS "expiresAt", obtained_at AS "obtainedAt", now() AS "databaseNow"
-  FROM provider_tokens
-  WHERE cache_key = $1 AND ${freshness('', '$2')}`,
+  SELECT t.token_encrypted AS "tokenEncrypted", t.expires_at AS "expiresAt", t.obtained_at AS "obtainedAt", now() AS "databaseNow"
+  FROM (VALUES (1)) AS clock
+  LEFT JOIN provider_tokens t ON t.cache_key = $1 AND ${freshness('t.', '$2')}`,
 );
 
 const DATABASE_NOW = sqlStatement(
@@ -72,8 +72,12 @@ export interface StoredProviderToken {
   tokenEncrypted: string;
   expiresAt: Date;
   obtainedAt: Date;
-  /** The database clock at the time of reading. */
+}
+
+export interface FreshTokenReading {
+  /** The database clock at the time of reading (every read samples it, found or not). */
   databaseNow: Date;
+  stored?: StoredProviderToken;
 }
 
 export interface ClaimedRefresh {
@@ -86,10 +90,14 @@ export interface ClaimedRefresh {
 export class ProviderTokenRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** The stored token if it is still fresh (and obtained after `notBefore`, when given). */
-  async findFresh(cacheKey: string, notBefore?: Date): Promise<StoredProviderToken | undefined> {
-    const [row] = await this.prisma.run<StoredProviderToken>(FIND_FRESH, [cacheKey, notBefore ?? null]);
-    return row;
+  /** The stored token if it is still fresh (and obtained after `notBefore`, when given), and the database clock. */
+  async findFresh(cacheKey: string, notBefore?: Date): Promise<FreshTokenReading> {
+    const [row] = await this.prisma.run<{ tokenEncrypted: string | null; expiresAt: Date; obtainedAt: Date; databaseNow: Date }>(
+      FIND_FRESH,
+      [cacheKey, notBefore ?? null],
+    );
+    const { tokenEncrypted, expiresAt, obtainedAt, databaseNow } = row;
+    return { databaseNow, stored: tokenEncrypted === null ? undefined : { tokenEncrypted, expiresAt, obtainedAt } };
   }
 
   /** The database clock (to relate this process's clock to the one all instances share). */

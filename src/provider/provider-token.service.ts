@@ -8,6 +8,7 @@ import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { registerSecretValue } from '../logging/redaction';
 import { ProviderAuthClient } from './clients/provider-auth.client';
+import { DatabaseClock, type ClockEstimate } from './database-clock';
 import { ProviderTokenRepository } from './provider-token.repository';
 import { ProviderTokenUnavailableError } from './provider.errors';
 
@@ -22,6 +23,8 @@ const TOKEN_PURPOSE = 'provider-token';
 /** Refresh this long before expireAt (or a tenth of the lifetime, for short-lived tokens); the repository applies the same rule in SQL. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
 const POLL_INTERVAL_MS = 50;
+/** A clock estimate less certain than this is read afresh before a 401 is judged by it. */
+const MAX_CLOCK_ERROR_MS = 5;
 
 /**
  * The provider bearer token, shared by every instance through the database:
@@ -42,8 +45,9 @@ export class ProviderTokenService {
   private current?: ProviderBearer;
   private inFlight?: Promise<ProviderBearer>;
   private renewal?: { notBefore: Date; promise: Promise<ProviderBearer> };
-  /** Database clock minus this process's clock, measured at each read of the shared row. */
-  private clockOffsetMs?: number;
+  /** The database clock relative to ours, sampled at each read of the shared row. */
+  private readonly databaseClock = new DatabaseClock();
+  private clockReading?: Promise<ClockEstimate>;
 
   constructor(
     private readonly repository: ProviderTokenRepository,
@@ -70,9 +74,10 @@ export class ProviderTokenService {
    * token newer than the rejected one and asked for since that request began, from the row when
    * another caller (of any instance) already got one, else from the provider. Never an older
    * stored token, even one newer than the refused one: a provider-wide revocation killed it too.
+   * The request's start is placed on the database clock by DatabaseClock's estimate.
    */
   async renewAfterRejection(rejected: ProviderBearer, startedAt: number): Promise<ProviderBearer> {
-    const began = startedAt + (this.clockOffsetMs ?? (await this.measureClockOffset()));
+    const began = startedAt + (await this.clockEstimate()).offsetMs;
     const notBefore = new Date(Math.max(began, rejected.obtainedAt.getTime()));
     if (this.current && this.current.obtainedAt > notBefore) return this.current;
     this.current = undefined;
@@ -98,15 +103,25 @@ export class ProviderTokenService {
     return Math.min(REFRESH_MARGIN_MS, (bearer.expiresAt.getTime() - bearer.obtainedAt.getTime()) / 10);
   }
 
-  private async measureClockOffset(): Promise<number> {
-    const before = Date.now();
-    const databaseNow = await this.repository.databaseNow();
-    return this.noteClock(databaseNow, before);
+  /**
+   * The database clock's offset from ours: the best sample so far, or, when its error bound has
+   * grown past MAX_CLOCK_ERROR_MS, one fresh reading shared by concurrent callers. A reading taken
+   * in a burst may have waited in the pool's queue; DatabaseClock then keeps the older sample.
+   */
+  private async clockEstimate(): Promise<ClockEstimate> {
+    const known = this.databaseClock.estimate();
+    if (known && known.errorMs <= MAX_CLOCK_ERROR_MS) return known;
+    this.clockReading ??= this.readDatabaseClock().finally(() => {
+      this.clockReading = undefined;
+    });
+    return this.clockReading;
   }
 
-  private noteClock(databaseNow: Date, askedAt: number): number {
-    this.clockOffsetMs = databaseNow.getTime() - (askedAt + Date.now()) / 2;
-    return this.clockOffsetMs;
+  private async readDatabaseClock(): Promise<ClockEstimate> {
+    const sentAt = Date.now();
+    const databaseNow = await this.repository.databaseNow();
+    this.databaseClock.note(sentAt, databaseNow.getTime(), Date.now());
+    return this.databaseClock.estimate()!;
   }
 
   private async loadOrRefresh(notBefore?: Date): Promise<ProviderBearer> {
@@ -114,9 +129,9 @@ export class ProviderTokenService {
     const deadline = Date.now() + 2 * leaseMs;
     while (Date.now() < deadline) {
       const askedAt = Date.now();
-      const stored = await this.repository.findFresh(this.cacheKey, notBefore);
+      const { databaseNow, stored } = await this.repository.findFresh(this.cacheKey, notBefore);
+      this.databaseClock.note(askedAt, databaseNow.getTime(), Date.now());
       if (stored) {
-        this.noteClock(stored.databaseNow, askedAt);
         const bearer = {
           token: this.box.decrypt(stored.tokenEncrypted, TOKEN_PURPOSE),
           expiresAt: stored.expiresAt,
