@@ -13,6 +13,9 @@
  *   4. the order moved to its outcome, its history row, the call-log row, the idempotency answer
  *      stored and the change notified.
  *
+ * - `GET /v1/orders` (`npm run bench:scale`): a keyset page of 50 through one prepared statement per
+ *   set of equality filters, as the service's lists.
+ *
  * Environment: BARE_PORT, DATABASE_URL, AUTH_JWT_SECRET, PROVIDER_BASE_URL, PROVIDER_API_KEY,
  * PROVIDER_SECRET_KEY, PUBLIC_BASE_URL, CALLBACK_SIGNING_SECRET, PROVIDER_AGENT_HOURLY_LIMIT.
  */
@@ -287,6 +290,66 @@ app.get('/v1/orders/:id', async (request) => {
   if (rows.length === 0) throw new HttpProblem(404, 'not_found', `No order ${id}.`);
   const [row] = rows;
   return { ...orderDto(row), history: row.history, callbacks: row.callbacks };
+});
+
+/**
+ * The list's equality filters in the service's parameter order ($6 on), and one prepared statement
+ * per set of them, as the service keeps (a generic plan then scans the filter's own index).
+ */
+const LIST_FILTERS = [
+  ['customerId', 'customer_id', 'text'],
+  ['status', 'status', '"OrderStatus"'],
+  ['currency', 'currency', 'text'],
+  ['needsReview', 'needs_review', 'boolean'],
+];
+const LIST_TIME = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+function listStatement(filter) {
+  const used = LIST_FILTERS.filter(([field]) => filter[field] !== undefined);
+  const conditions = used.map(([, column, type], i) => ` AND o.${column} = $${6 + i}::${type}`).join('');
+  return {
+    name: `bare_list_${used.map(([field]) => field).join('_') || 'all'}`,
+    text: `
+      SELECT o.id::text AS id, o.reference, o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service,
+        o.wallet, o.description, o.payer, o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
+        o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+        o.needs_review AS "needsReview", ${LIST_TIME('o.created_at')} AS "createdAt", ${LIST_TIME('o.updated_at')} AS "updatedAt"
+      FROM orders o
+      WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+        AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)${conditions}
+      ORDER BY o.created_at DESC, o.id DESC
+      LIMIT $5::int`,
+    values: used.map(([field]) => filter[field]),
+  };
+}
+
+/**
+ * `GET /v1/orders`, for `npm run bench:scale`: the bearer verified, the caller's own orders unless
+ * finance or admin, the equality filters and the `from`/`to` window, a keyset page of 50 (the
+ * cursor as the service writes it), in the service's item shape.
+ */
+app.get('/v1/orders', async (request) => {
+  const user = await authenticate(request);
+  const query = request.query;
+  const filter = {
+    customerId: user.readsAll ? query.customerId : user.id,
+    status: query.status,
+    currency: query.currency,
+    needsReview: query.needsReview === undefined ? undefined : query.needsReview === 'true',
+  };
+  const [at, id] = query.cursor
+    ? Buffer.from(query.cursor, 'base64url').toString('utf8').split('|')
+    : ['infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff'];
+  if (!UUID.test(id)) throw new HttpProblem(400, 'validation_failed', 'cursor is not one this API returned');
+  const limit = 50;
+  const statement = listStatement(filter);
+  const { rows } = await pool.query({
+    name: statement.name,
+    text: statement.text,
+    values: [query.from ?? '-infinity', query.to ?? 'infinity', at, id, limit + 1, ...statement.values],
+  });
+  const items = rows.slice(0, limit).map((row) => ({ ...row, amount: amountText(row.amount, row.currency) }));
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit ? Buffer.from(`${last.createdAt}|${last.id}`).toString('base64url') : null };
 });
 
 const createOrderSchema = {

@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
-import { productionCommand } from './processes.mjs';
+import { freePort, productionCommand, startGroup, stopGroup, waitUntilAnswering } from './processes.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The development secret of src/config/app-config.ts: the service runs with its development defaults. */
@@ -97,6 +97,35 @@ export async function startService(databaseUrl, env = {}) {
       await exited;
     },
   };
+}
+
+/**
+ * The yardstick of bench/bare-server.mjs (plain `node`, as `npm run bench` runs it) on `databaseUrl`,
+ * verifying the development JWT secret; its provider is never called by the routes the scale
+ * benchmarks read.
+ */
+export async function startBareServer(databaseUrl) {
+  const port = await freePort();
+  const group = startGroup('bare', process.execPath, [resolve(ROOT, 'bench/bare-server.mjs')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      BARE_PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      AUTH_JWT_SECRET: DEV_JWT_SECRET,
+      PROVIDER_BASE_URL: 'http://127.0.0.1:9',
+      PROVIDER_API_KEY: 'unused',
+      PROVIDER_SECRET_KEY: 'unused',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      CALLBACK_SIGNING_SECRET: 'unused',
+      PROVIDER_AGENT_HOURLY_LIMIT: '600',
+    },
+    logFile: '/dev/null',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(group, `${url}/health/live`);
+  return { url, stop: () => stopGroup(group) };
 }
 
 export function rssOf(pid) {
