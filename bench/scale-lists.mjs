@@ -15,8 +15,8 @@ const { LIST_ORDERS, listStatementFor, listValues } = createRequire(import.meta.
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 /**
- * Pages timed per scenario and server. The p99 of 1,000 is the 10th-slowest page; of 200 (until
- * 2026-11-23) it was the 2nd-slowest, and moved between 6 and 16 ms from run to run on its own.
+ * Pages timed per scenario and server. The p99 of 1,000 is the 11th-slowest page; of 200 (until
+ * 2026-11-23) it was the 3rd-slowest, and moved between 6 and 16 ms from run to run on its own.
  */
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
 /** Pages read, unmeasured, under every scenario first: the p99 is then the steady state's, not the code's first compilation. */
