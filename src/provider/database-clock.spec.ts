@@ -56,6 +56,14 @@ describe('DatabaseClock', () => {
     expect(estimate.errorMs).toBeLessThan(2);
   });
 
+  it('ignores a round trip during which our clock was set back', () => {
+    const clock = new DatabaseClock();
+    roundTrip(clock, 0, 1_000, { queuedMs: 0, outboundMs: 1, inboundMs: 1 });
+    // Answered "before" it was sent: taken as is, its bound would be negative and win forever.
+    clock.note(2_000, 1_990, 1_990);
+    expect(clock.estimate(2_002)).toEqual({ offsetMs: 0, errorMs: 2 + 1_000 * 500e-6 });
+  });
+
   it('an old sample gives way to a newer one once its bound, grown by the drift since, is wider', () => {
     const clock = new DatabaseClock();
     roundTrip(clock, 0, 0, { queuedMs: 0, outboundMs: 0.5, inboundMs: 0.5 });

@@ -30,6 +30,8 @@ export class DatabaseClock {
 
   /** One round trip: sent at `sentAt`, the database read its clock as `databaseTime`, answered at `receivedAt`. */
   note(sentAt: number, databaseTime: number, receivedAt: number): void {
+    // Our clock was set back during the round trip: the reading bounds nothing.
+    if (receivedAt < sentAt) return;
     const sample: ClockSample = {
       offsetMs: databaseTime - (sentAt + receivedAt) / 2,
       errorMs: (receivedAt - sentAt) / 2 + READING_RESOLUTION_MS,
