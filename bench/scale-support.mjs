@@ -2,8 +2,9 @@
 // real PostgreSQL, the built service started on it as a child process, tokens, and the child's RSS.
 // Plain Node, never part of `npm test`.
 import { spawn } from 'node:child_process';
-import { readFileSync, existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
@@ -106,6 +107,8 @@ export async function startService(databaseUrl, env = {}) {
  */
 export async function startBareServer(databaseUrl) {
   const port = await freePort();
+  // What it prints, named in the error if it does not start; removed once it has stopped.
+  const logFile = join(tmpdir(), `bench-bare-${process.pid}.log`);
   const group = startGroup('bare', process.execPath, [resolve(ROOT, 'bench/bare-server.mjs')], {
     cwd: ROOT,
     env: {
@@ -121,11 +124,17 @@ export async function startBareServer(databaseUrl) {
       CALLBACK_SIGNING_SECRET: 'unused',
       PROVIDER_AGENT_HOURLY_LIMIT: '600',
     },
-    logFile: '/dev/null',
+    logFile,
   });
   const url = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(group, `${url}/health/live`);
-  return { url, stop: () => stopGroup(group) };
+  return {
+    url,
+    async stop() {
+      await stopGroup(group);
+      rmSync(logFile, { force: true });
+    },
+  };
 }
 
 export function rssOf(pid) {
