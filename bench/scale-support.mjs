@@ -1,7 +1,7 @@
 // Shared by the scale benchmarks (bench/streams.mjs, bench/scale-lists.mjs): a fresh database on
 // real PostgreSQL, the built service started on it as a child process, tokens, and the child's RSS.
 // Plain Node, never part of `npm test`.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -42,17 +42,26 @@ export function requireBuild() {
 }
 
 /**
- * `node dist/main.js --migrate` on `databaseUrl` with the node options and environment assignments of
+ * The built service on `databaseUrl` with the node options and environment assignments of
  * `npm run start:prod` (heap and malloc settings: memory is what these benches measure), but development
  * defaults (in-process provider sandbox, development JWT secret), with a statement counter preloaded: `statements()` asks the child how
- * many statements its pg connections have sent so far.
+ * many statements its pg connections have sent so far. As in production, the database is migrated
+ * first by `npm run db:migrate` and the service does not migrate at its start: a start that applied
+ * the migrations in the service's own process had V8 pretenure the rows pg builds, and every page
+ * then promoted its rows (see README, "At a million orders").
  */
 export async function startService(databaseUrl, env = {}) {
   requireBuild();
+  const migrated = spawnSync('npm', ['run', '-s', 'db:migrate'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (migrated.status !== 0) throw new Error('npm run db:migrate failed');
   const production = productionCommand(ROOT);
   const child = spawn(
     process.execPath,
-    [...production.nodeOptions, '--expose-gc', '-r', resolve(ROOT, 'bench/scale-statement-counter.cjs'), production.entry, '--migrate'],
+    [...production.nodeOptions, '--expose-gc', '-r', resolve(ROOT, 'bench/scale-statement-counter.cjs'), production.entry],
     {
       cwd: ROOT,
       env: {
