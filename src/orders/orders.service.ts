@@ -22,8 +22,12 @@ import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, Orde
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ORDER_RESOURCE, OrdersRepository, type OrderListRow } from './orders.repository';
 
-/** Rows per read of the CSV export: large enough that a batch's round trip is small beside its formatting. */
-export const EXPORT_BATCH_SIZE = 5_000;
+/**
+ * Rows per read of the CSV export: a batch's round trip stays small beside its formatting, and two
+ * batches (the one written, the one read ahead) are what the export holds. With 5,000 a fresh
+ * instance's RSS grew by 98 to 116 MB over its first export of 1,000,000 orders, with 1,000 by 86 to 91 MB.
+ */
+export const EXPORT_BATCH_SIZE = 1_000;
 const EXPORT_CHUNK_ROWS = 500;
 /** Counting orders by status reads the whole table (its smallest index): done this often, whatever the scrape rate. */
 export const ORDERS_BY_STATUS_REFRESH_MS = 30_000;
