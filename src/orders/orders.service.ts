@@ -25,7 +25,8 @@ import { ORDER_RESOURCE, OrdersRepository, type OrderListRow } from './orders.re
 /**
  * Rows per read of the CSV export: a batch's round trip stays small beside its formatting, and two
  * batches (the one written, the one read ahead) are what the export holds. With 5,000 a fresh
- * instance's RSS grew by 98 to 116 MB over its first export of 1,000,000 orders, with 1,000 by 86 to 91 MB.
+ * instance's RSS grew by 98 to 116 MB over its first export of 1,000,000 orders, with 1,000 by 73
+ * to 91 MB (npm run bench:scale).
  */
 export const EXPORT_BATCH_SIZE = 1_000;
 const EXPORT_CHUNK_ROWS = 500;
