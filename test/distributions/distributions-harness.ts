@@ -3,6 +3,13 @@ import { apiUser, startLinkHosts, uniqueLinkEmail, type LinkHosts } from '../wal
 
 /** What the distribution spec files share: the service and the link host, three linked matricules, request bodies. */
 
+/**
+ * The provider timeout of the distributions' service: short, so that the timeout tests (a link host
+ * delayed by PROVIDER_TIMEOUT_MS + 1 s) stay quick, but not so short that the links every spec
+ * creates first time out when the in-band jest process pauses (500 ms did once in CI: 504).
+ */
+export const PROVIDER_TIMEOUT_MS = 2_000;
+
 export type Api = Awaited<ReturnType<typeof apiUser>>;
 
 /** The hosts of a spec file; `hosts`, `admin` and `m` are set once its beforeAll has run. */
@@ -22,7 +29,7 @@ export interface DistributionsContext {
 
 /**
  * Registers the hooks of a spec file: the service with wallet links and distributions (provider
- * timeout 500 ms), three beneficiaries linked, link-host faults cleared and tokens synced before each test.
+ * timeout PROVIDER_TIMEOUT_MS), three beneficiaries linked, link-host faults cleared and tokens synced before each test.
  */
 export function useDistributionHosts(): DistributionsContext {
   const context = {
@@ -59,7 +66,7 @@ export function useDistributionHosts(): DistributionsContext {
   } as unknown as DistributionsContext;
 
   beforeAll(async () => {
-    context.hosts = await startLinkHosts({ PROVIDER_TIMEOUT_MS: '500' });
+    context.hosts = await startLinkHosts({ PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) });
     const owner = await apiUser(context.hosts.service);
     const links = [];
     for (const phone of ['650100001', '650100002', '650100003']) {

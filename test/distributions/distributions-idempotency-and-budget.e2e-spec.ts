@@ -4,7 +4,7 @@ import { DistributionsModule } from '../../src/distributions/distributions.modul
 import { WalletLinksModule } from '../../src/wallet-links/wallet-links.module';
 import { startTestService } from '../support/test-service';
 import { apiUser, LINK_API_KEY, uniqueLinkEmail, type LinkHosts } from '../wallet-links/link-hosts';
-import { type Api, useDistributionHosts } from './distributions-harness';
+import { type Api, PROVIDER_TIMEOUT_MS, useDistributionHosts } from './distributions-harness';
 
 describe('distributions end to end', () => {
   const context = useDistributionHosts();
@@ -49,7 +49,7 @@ describe('distributions end to end', () => {
     it('a replayed timeout stays UNKNOWN and is not resent', async () => {
       const key = randomUUID();
       const body = initBody();
-      hosts.link.state.injectFault({ path: '/api/agent/link/init', delayMs: 1500 });
+      hosts.link.state.injectFault({ path: '/api/agent/link/init', delayMs: PROVIDER_TIMEOUT_MS + 1_000 });
       const first = await admin.createInit(body, key);
       expect(first.body.status).toBe('UNKNOWN');
       const again = await admin.createInit(body, key);

@@ -1,5 +1,5 @@
 import { LINK_API_KEY, type LinkHosts } from '../wallet-links/link-hosts';
-import { type Api, useDistributionHosts } from './distributions-harness';
+import { type Api, PROVIDER_TIMEOUT_MS, useDistributionHosts } from './distributions-harness';
 
 describe('distributions end to end', () => {
   const context = useDistributionHosts();
@@ -170,7 +170,7 @@ describe('distributions end to end', () => {
 
     it('a provider timeout: UNKNOWN stored (it may have happened), one call only, never REJECTED', async () => {
       const body = initBody();
-      hosts.link.state.injectFault({ path: '/api/agent/link/init', delayMs: 1500 });
+      hosts.link.state.injectFault({ path: '/api/agent/link/init', delayMs: PROVIDER_TIMEOUT_MS + 1_000 });
       const res = await admin.createInit(body);
       expect(res.status).toBe(201);
       expect(res.body.status).toBe('UNKNOWN');
