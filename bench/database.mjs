@@ -1,10 +1,24 @@
 /** The bench's own database: created fresh on the server of BENCH_DATABASE_URL, seeded, dropped. */
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 
 export function databaseUrlFor(serverUrl, database) {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   return url.toString();
+}
+
+/**
+ * `npm run db:migrate` on `databaseUrl`, as production migrates: a process of its own, before the
+ * service starts (see README, "Migrations in a process of their own"). `stdio` as spawn's.
+ */
+export function migrateDatabase(root, databaseUrl, stdio = 'inherit') {
+  const migrated = spawnSync('npm', ['run', '-s', 'db:migrate'], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
+    stdio,
+  });
+  if (migrated.status !== 0) throw new Error('npm run db:migrate failed');
 }
 
 async function withClient(url, work) {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
-import { createDatabase, databaseUrlFor, dropDatabase, seedOrders } from './database.mjs';
+import { createDatabase, databaseUrlFor, dropDatabase, migrateDatabase, seedOrders } from './database.mjs';
 import {
   freePort,
   groupCpuMicros,
@@ -172,12 +172,7 @@ async function main() {
   try {
     await createDatabase(settings.serverUrl, database);
     databaseCreated = true;
-    const migrated = spawnSync('npm', ['run', '-s', 'db:migrate'], {
-      cwd: root,
-      env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
-      stdio: 'inherit',
-    });
-    if (migrated.status !== 0) throw new Error('npm run db:migrate failed');
+    migrateDatabase(root, databaseUrl);
     const orderIds = await seedOrders(databaseUrl, { customerId: CUSTOMER, owned: 1_000, others: 20_000 });
 
     const [sandboxPort, servicePort, barePort, serviceCounterPort, bareCounterPort] = await Promise.all(

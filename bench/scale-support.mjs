@@ -1,13 +1,14 @@
 // Shared by the scale benchmarks (bench/streams.mjs, bench/scale-lists.mjs): a fresh database on
 // real PostgreSQL, the built service started on it as a child process, tokens, and the child's RSS.
 // Plain Node, never part of `npm test`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
+import { migrateDatabase } from './database.mjs';
 import { freePort, productionCommand, startGroup, stopGroup, waitUntilAnswering } from './processes.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,12 +53,7 @@ export function requireBuild() {
  */
 export async function startService(databaseUrl, env = {}) {
   requireBuild();
-  const migrated = spawnSync('npm', ['run', '-s', 'db:migrate'], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (migrated.status !== 0) throw new Error('npm run db:migrate failed');
+  migrateDatabase(ROOT, databaseUrl, ['ignore', 'ignore', 'inherit']);
   const production = productionCommand(ROOT);
   const child = spawn(
     process.execPath,

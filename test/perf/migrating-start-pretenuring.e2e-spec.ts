@@ -1,26 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { mintToken } from '../../src/auth/token-minter';
 import { startChildService, type ChildService } from '../support/child-service';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl, usingRealPostgres } from '../support/test-database';
 import { createRunDatabase } from '../support/test-database-server';
+import { nodeScriptCommand } from '../support/start-prod-command';
 
-const ROOT = resolve(__dirname, '../..');
 const JWT_SECRET = 'migrating-start-test-jwt-secret-0123456789';
 /** Pages read before and while V8's scavenges are traced: pretenuring shows once the list's code is optimized. */
 const WARM_UP_PAGES = 1500;
 const MEASURED_PAGES = 1500;
-
-/** `npm start`'s node arguments (options, entry, `--migrate`), read from package.json. */
-function npmStartNodeArgs(): string[] {
-  const scripts = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const [command, ...args] = scripts.start.trim().split(/\s+/);
-  if (command !== 'node') throw new Error(`npm start must run node directly: ${scripts.start}`);
-  return args;
-}
 
 /**
  * V8 counts, per allocation site, how many of its objects survive young-generation collections,
@@ -50,7 +42,7 @@ describe('an instance that migrated at its start (npm start)', () => {
           AUTH_JWT_SECRET: JWT_SECRET,
           ...(database ? { DATABASE_URL: database.url } : { EMBEDDED_DATA_DIR: dataDir }),
         },
-        { nodeArgs: ['--trace-gc-nvp', ...npmStartNodeArgs()], readyPath: '/health/ready', startTimeoutMs: 90_000 },
+        { nodeArgs: ['--trace-gc-nvp', ...nodeScriptCommand('start').nodeArgs], readyPath: '/health/ready', startTimeoutMs: 90_000 },
       );
       const { base, output } = instance;
       const customer = await mintToken({ sub: 'migrating-start-pages', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
