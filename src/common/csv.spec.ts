@@ -14,6 +14,13 @@ describe('csv', () => {
     expect(csvCell(value).replace(/^"|"$/g, '').startsWith("'")).toBe(true);
   });
 
+  it('quotes a cell holding a semicolon, so that a semicolon-separated locale cannot split out a formula', () => {
+    expect(csvCell('Awa;=HYPERLINK("http://evil.test","x");x')).toBe('"Awa;=HYPERLINK(""http://evil.test"",""x"");x"');
+    expect(csvCell('a;b')).toBe('"a;b"');
+    expect(csvCell('=1;2')).toBe(`"'=1;2"`);
+    expect(csvRow(['Awa;=1+1', 'b'])).toBe('"Awa;=1+1",b\r\n');
+  });
+
   it('ends rows with CRLF', () => {
     expect(csvRow(['a', '=1', 'b,c'])).toBe(`a,'=1,"b,c"\r\n`);
   });
