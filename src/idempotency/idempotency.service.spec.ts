@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { ValidationFailedError } from '../common/domain-error';
 import { IdempotencyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from './idempotency.errors';
 import type {
@@ -8,7 +8,19 @@ import type {
   InsertOutcome,
   NewIdempotencyRecord,
 } from './idempotency.repository';
-import { canonicalJson, IdempotencyService, parseIdempotencyKey, requestHash, type RequestFingerprint } from './idempotency.service';
+import {
+  canonicalJson,
+  fingerprintKey,
+  fingerprintMatches,
+  IdempotencyService,
+  legacyRequestHash,
+  parseIdempotencyKey,
+  requestFingerprint,
+  type RequestFingerprint,
+} from './idempotency.service';
+
+const KEY = randomBytes(32);
+const requestHash = (request: RequestFingerprint) => requestFingerprint(KEY, request);
 
 const topUp = (cardId: string, body: unknown): RequestFingerprint => ({
   scope: 'cards.topup',
@@ -19,7 +31,7 @@ const topUp = (cardId: string, body: unknown): RequestFingerprint => ({
 });
 const fingerprint = (body: unknown, scope = 'probe'): RequestFingerprint => ({ scope, method: 'POST', route: '/probe', params: {}, body });
 
-describe('canonicalJson / requestHash', () => {
+describe('canonicalJson / requestFingerprint', () => {
   it('ignores member order at every depth', () => {
     const a = { amount: '12.50', customer: { name: 'Ada', address: { city: 'Lyon', zip: '69001' } }, items: [{ sku: 'x', qty: 1 }] };
     const b = { items: [{ qty: 1, sku: 'x' }], customer: { address: { zip: '69001', city: 'Lyon' }, name: 'Ada' }, amount: '12.50' };
@@ -48,7 +60,7 @@ describe('canonicalJson / requestHash', () => {
 
   it('hashes the whole request: scope, method, route and path parameters as well as the body', () => {
     const base = topUp('card-a', { amount: '100' });
-    expect(requestHash(base)).toMatch(/^[0-9a-f]{64}$/);
+    expect(requestHash(base)).toMatch(/^hmac1:[0-9a-f]{64}$/);
     expect(requestHash(base)).toBe(requestHash(topUp('card-a', { amount: '100' })));
     expect(requestHash(topUp('card-b', { amount: '100' }))).not.toBe(requestHash(base));
     expect(requestHash({ ...base, scope: 'cards.withdraw' })).not.toBe(requestHash(base));
@@ -61,6 +73,38 @@ describe('canonicalJson / requestHash', () => {
     expect(requestHash({ ...fingerprint({}), route: '/a', params: { id: 'b' } })).not.toBe(
       requestHash({ ...fingerprint({}), route: '/a"b', params: {} }),
     );
+  });
+});
+
+describe('keyed fingerprints', () => {
+  const card = fingerprint({ idNumber: 'CM1234567', otp: '123456' }, 'card-users.create');
+  const canonical = canonicalJson(['card-users.create', 'POST', '/probe', {}, { idNumber: 'CM1234567', otp: '123456' }]);
+
+  it('cannot be recomputed from the request alone: it is an HMAC under the server key, not a hash of the request', () => {
+    const stored = requestFingerprint(KEY, card);
+    expect(stored).not.toContain(createHash('sha256').update(canonical).digest('hex'));
+    expect(stored).toBe(`hmac1:${createHmac('sha256', KEY).update(canonical).digest('hex')}`);
+    expect(requestFingerprint(randomBytes(32), card)).not.toBe(stored);
+  });
+
+  it('derives its key from DATA_ENCRYPTION_KEY under its own label: deterministic, and not the encryption key', () => {
+    const dataKey = randomBytes(32);
+    expect(fingerprintKey(dataKey)).toEqual(fingerprintKey(Buffer.from(dataKey)));
+    expect(fingerprintKey(dataKey)).toHaveLength(32);
+    expect(fingerprintKey(dataKey).equals(dataKey)).toBe(false);
+    expect(fingerprintKey(randomBytes(32)).equals(fingerprintKey(dataKey))).toBe(false);
+  });
+
+  it('still recognises a legacy plain hash stored before the upgrade, for the same request only', () => {
+    const legacy = legacyRequestHash(card);
+    expect(legacy).toBe(createHash('sha256').update(canonical).digest('hex'));
+    expect(fingerprintMatches(legacy, KEY, card)).toBe(true);
+    expect(fingerprintMatches(legacy, KEY, { ...card, body: { idNumber: 'CM1234568', otp: '123456' } })).toBe(false);
+    expect(fingerprintMatches(requestFingerprint(KEY, card), KEY, card)).toBe(true);
+    expect(fingerprintMatches(requestFingerprint(randomBytes(32), card), KEY, card)).toBe(false);
+    // A keyed value is never compared as a plain hash, nor the reverse.
+    expect(fingerprintMatches(`hmac1:${legacy}`, KEY, card)).toBe(false);
+    expect(fingerprintMatches(legacy.toUpperCase(), KEY, card)).toBe(false);
   });
 });
 
@@ -184,6 +228,30 @@ describe('IdempotencyService: the life of a key', () => {
   };
   const alice = { id: 'alice', roles: ['customer'] } as never;
   const order = (body: unknown) => ({ ...fingerprint(body, 'orders.create'), route: '/v1/orders' });
+
+  it('a record stored with a legacy plain hash still replays its request, and refuses another', async () => {
+    const { repository, service } = setup();
+    await repository.insertOrGet({
+      userId: 'alice',
+      scope: 'orders.create',
+      key: 'old',
+      requestHash: legacyRequestHash(order({ amount: 1 })),
+      ttlSeconds: 60,
+      leaseMs: LEASE_MS,
+    });
+    const [row] = repository.rows.values();
+    Object.assign(row, { state: 'completed', responseStatus: 201, responseBody: { id: 'o0' }, leaseUntil: null });
+    expect(await service.begin('alice', order({ amount: 1 }), 'old')).toEqual({ kind: 'replay', status: 201, body: { id: 'o0' } });
+    await expect(service.begin('alice', order({ amount: 2 }), 'old')).rejects.toThrow(IdempotencyKeyReusedError);
+  });
+
+  it('stores a keyed fingerprint for a new request', async () => {
+    const { repository, service } = setup();
+    await service.begin('alice', order({ amount: 1 }), 'k');
+    const [row] = repository.rows.values();
+    expect(row.requestHash).toMatch(/^hmac1:[0-9a-f]{64}$/);
+    expect(row.requestHash).not.toContain(legacyRequestHash(order({ amount: 1 })));
+  });
 
   it('new: the first request with a key runs', async () => {
     const { service } = setup();

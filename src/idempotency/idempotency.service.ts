@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ValidationFailedError } from '../common/domain-error';
@@ -92,14 +92,53 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The hash of the whole request: scope, method, route, path parameters and body. A key reused on
- * another resource (another card, another card user) or another route hashes differently, so it
- * is refused as reused instead of replaying the first request's answer.
+ * The request part of a stored fingerprint: scope, method, route, path parameters and body. A key
+ * reused on another resource (another card, another card user) or another route fingerprints
+ * differently, so it is refused as reused instead of replaying the first request's answer.
  */
-export function requestHash(request: RequestFingerprint): string {
-  return createHash('sha256')
-    .update(canonicalJson([request.scope, request.method.toUpperCase(), request.route, request.params ?? {}, request.body ?? null]))
-    .digest('hex');
+function canonicalRequest(request: RequestFingerprint): string {
+  return canonicalJson([request.scope, request.method.toUpperCase(), request.route, request.params ?? {}, request.body ?? null]);
+}
+
+/** Marks a stored fingerprint as keyed; a stored value without it is a legacy unkeyed hash. */
+export const KEYED_FINGERPRINT_PREFIX = 'hmac1:';
+/** HKDF `info` of the fingerprint key: the encryption key itself never signs anything. */
+const FINGERPRINT_KEY_PURPOSE = 'payments-bff idempotency request fingerprint v1';
+
+/**
+ * The key of request fingerprints, derived from DATA_ENCRYPTION_KEY (shared by every instance,
+ * already a secret operators manage) with HKDF under its own label, so a fingerprint says nothing
+ * about the encryption key and no new setting is needed.
+ */
+export function fingerprintKey(dataEncryptionKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', dataEncryptionKey, Buffer.alloc(0), FINGERPRINT_KEY_PURPOSE, 32));
+}
+
+/**
+ * What is stored of a request: an HMAC-SHA256 under the server's fingerprint key. A plain hash
+ * sat beside the answer and gave low-entropy fields of the body (an identity document number, an
+ * OTP) back to anyone who could read the table and try every value; without the key, nobody can.
+ */
+export function requestFingerprint(key: Buffer, request: RequestFingerprint): string {
+  return KEYED_FINGERPRINT_PREFIX + createHmac('sha256', key).update(canonicalRequest(request)).digest('hex');
+}
+
+/**
+ * The unkeyed SHA-256 that records stored before fingerprints were keyed hold. Compared with only
+ * so that a retry of such a request still replays (never runs twice, never a 422) until the
+ * record expires; none is written any more. Removable once no record from before the upgrade is
+ * left (their TTL is 24 h).
+ */
+export function legacyRequestHash(request: RequestFingerprint): string {
+  return createHash('sha256').update(canonicalRequest(request)).digest('hex');
+}
+
+const LEGACY_HASH = /^[0-9a-f]{64}$/;
+
+/** Whether a stored fingerprint (keyed, or a legacy plain hash) is that of `request`. */
+export function fingerprintMatches(stored: string, key: Buffer, request: RequestFingerprint): boolean {
+  if (stored.startsWith(KEYED_FINGERPRINT_PREFIX)) return stored === requestFingerprint(key, request);
+  return LEGACY_HASH.test(stored) && stored === legacyRequestHash(request);
 }
 
 /**
@@ -115,6 +154,7 @@ export class IdempotencyService {
   private readonly recoveries = new Map<string, ResourceAnswer>();
   /** Scopes whose handlers link what they create before anything irreversible: for them, "nothing linked" means "nothing done". */
   private readonly recoverableScopes = new Set<string>();
+  private readonly fingerprintKey: Buffer;
 
   constructor(
     private readonly repository: IdempotencyRepository,
@@ -123,6 +163,9 @@ export class IdempotencyService {
   ) {
     const leaseMs = (config?.provider.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS) + LEASE_MARGIN_MS;
     this.options = { ...DEFAULTS, leaseMs, ...options };
+    // Without the configuration (a unit test building the service alone) a random key still keys
+    // every fingerprint; the application always has DATA_ENCRYPTION_KEY, shared by all instances.
+    this.fingerprintKey = config?.dataEncryptionKey?.length ? fingerprintKey(config.dataEncryptionKey) : randomBytes(32);
   }
 
   /** How long a request holds its key between two renewals. */
@@ -132,14 +175,14 @@ export class IdempotencyService {
 
   async begin(userId: string, request: RequestFingerprint, key: string, options: { waitMs?: number } = {}): Promise<BeginResult> {
     const { scope } = request;
-    const hash = requestHash(request);
+    const fingerprint = requestFingerprint(this.fingerprintKey, request);
     const deadline = Date.now() + (options.waitMs ?? this.options.waitMs);
     for (;;) {
       const claim = await this.repository.insertOrGet({
         userId,
         scope,
         key,
-        requestHash: hash,
+        requestHash: fingerprint,
         ttlSeconds: this.options.ttlSeconds,
         leaseMs: this.options.leaseMs,
       });
@@ -147,7 +190,9 @@ export class IdempotencyService {
       let record = claim.record;
       // Wait on the holder; when it vanishes (released after a validation failure, or expired), claim again.
       while (record) {
-        if (record.requestHash !== hash) throw new IdempotencyKeyReusedError();
+        if (record.requestHash !== fingerprint && !fingerprintMatches(record.requestHash, this.fingerprintKey, request)) {
+          throw new IdempotencyKeyReusedError();
+        }
         if (record.state === 'completed') return { kind: 'replay', status: record.responseStatus ?? 200, body: record.responseBody };
         if (record.leaseLapsed) {
           if (record.resourceType && record.resourceId)

@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { IdempotencyModule } from '../../src/idempotency/idempotency.module';
 import { IdempotencyRepository } from '../../src/idempotency/idempotency.repository';
+import { canonicalJson, fingerprintKey } from '../../src/idempotency/idempotency.service';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 import { IdempotencyProbeModule, runsOf } from './idempotency-probe.module';
@@ -91,6 +92,46 @@ describe('idempotent POSTs', () => {
       expect(stored).not.toContain('"101"');
       expect(JSON.parse(stored)).toEqual({ cardId: first.body.cardId, note: 'The CVV is shown only in the first answer.' });
       expect(runsOf(ref)).toBe(1);
+    });
+  });
+
+  describe('stored fingerprints', () => {
+    const canonicalCharge = (body: unknown) => canonicalJson(['probe.charge', 'POST', '/idempotency-probe/charge', {}, body]);
+
+    it('cannot be recomputed from the request alone: an HMAC under a key derived from DATA_ENCRYPTION_KEY', async () => {
+      const { key, ref } = fresh();
+      const body = { ref, amount: 1500 };
+      await post('charge', { key, body }).expect(201);
+      const [record] = await recordsOf(key);
+      const canonical = canonicalCharge(body);
+      expect(record.requestHash).not.toContain(createHash('sha256').update(canonical).digest('hex'));
+      const keyed = createHmac('sha256', fingerprintKey(service.config.dataEncryptionKey)).update(canonical).digest('hex');
+      expect(record.requestHash).toBe(`hmac1:${keyed}`);
+    });
+
+    it('a record stored before the upgrade (a plain SHA-256) still replays its retry, and refuses another body', async () => {
+      const { key, ref } = fresh();
+      const body = { ref, amount: 1500 };
+      const answer = { chargeId: randomUUID(), run: 1 };
+      await service.prisma.idempotencyRecord.create({
+        data: {
+          userId: 'alice',
+          scope: 'probe.charge',
+          key,
+          requestHash: createHash('sha256').update(canonicalCharge(body)).digest('hex'),
+          state: 'completed',
+          responseStatus: 201,
+          responseBody: JSON.stringify(answer),
+          completedAt: new Date(),
+          expiresAt: new Date(Date.now() + 60_000),
+        },
+      });
+      const retry = await post('charge', { key, body, on: other }).expect(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toEqual(answer);
+      const changed = await post('charge', { key, body: { ref, amount: 1501 } }).expect(422);
+      expect(changed.body.code).toBe('idempotency_key_reused');
+      expect(runsOf(ref)).toBe(0);
     });
   });
 
