@@ -24,8 +24,20 @@ export class DatabaseUnavailableError extends DomainError {
 const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 // adapter-pg's classification of the driver's error.
 const ADAPTER_CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
-// Node's socket errors, as pg raises them.
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+// Node's socket errors, as pg raises them. EMFILE/ENFILE: the process (or the system) has no file
+// descriptor left for a new connection; it passes when connections close (adapter-pg does not classify it).
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EMFILE',
+  'ENFILE',
+]);
 // PostgreSQL: connection exception (class 08), too many connections, shutting down / starting up.
 const POSTGRES_CONNECTION_STATE = /^(08...|53300|57P01|57P02|57P03)$/;
 // pg's own messages for a dead connection or an exhausted pool (they carry no code).
