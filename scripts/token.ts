@@ -13,7 +13,9 @@ import { mintToken } from '../src/auth/token-minter';
 const USAGE = `usage: npm run token -- --sub <user id> [--roles ${ROLES.join(',')}] [--ttl 1h]
   --sub    the user id (JWT "sub"), required
   --roles  comma-separated roles, default customer
-  --ttl    lifetime: 45s, 30m, 8h, 2d or plain seconds, default 1h`;
+  --ttl    lifetime: 45s, 30m, 8h, 2d or plain seconds, default 1h (at most AUTH_MAX_TOKEN_TTL)
+  --email  the "email" claim (a customer links a wallet only for its own, verified, email)
+  --email-verified  sets "email_verified": true (false without it, when --email is given)`;
 
 class UsageError extends Error {}
 
@@ -29,13 +31,15 @@ function parseRoles(text: string): Role[] {
 }
 
 async function main(): Promise<void> {
-  let values: { sub?: string; roles?: string; ttl?: string; help?: boolean };
+  let values: { sub?: string; roles?: string; ttl?: string; email?: string; 'email-verified'?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       options: {
         sub: { type: 'string' },
         roles: { type: 'string', default: 'customer' },
         ttl: { type: 'string', default: '1h' },
+        email: { type: 'string' },
+        'email-verified': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -58,7 +62,19 @@ async function main(): Promise<void> {
       'only AUTH_JWKS_URL is configured: tokens come from the identity provider, this command cannot mint one the service accepts',
     );
   }
-  const token = await mintToken({ sub: values.sub.trim(), roles, ttl: values.ttl ?? '1h', secret: auth.jwtSecret });
+  if (values['email-verified'] && values.email === undefined) throw new UsageError('--email-verified needs --email');
+  const token = await mintToken({
+    sub: values.sub.trim(),
+    roles,
+    ttl: values.ttl ?? '1h',
+    secret: auth.jwtSecret,
+    // The service requires what it is configured to check: mint what it accepts.
+    issuer: auth.issuer,
+    audience: auth.audience,
+    maxTtlSeconds: auth.maxTokenTtlSeconds,
+    email: values.email,
+    emailVerified: values.email === undefined ? undefined : values['email-verified'] === true,
+  });
   process.stdout.write(`${token}\n`);
 }
 

@@ -10,6 +10,10 @@ export interface AuthUser {
   /** The JWT `sub`: the user id every owned resource is scoped to. */
   id: string;
   roles: Role[];
+  /** The token's `email` claim, when it has one. */
+  email?: string;
+  /** The identity provider vouches for `email` (`email_verified: true`); false when it does not say so. */
+  emailVerified?: boolean;
 }
 
 export function isRole(value: unknown): value is Role {

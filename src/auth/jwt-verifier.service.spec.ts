@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
@@ -10,6 +11,13 @@ const now = () => Math.floor(Date.now() / 1000);
 
 function configWith(auth: AppConfig['auth']): AppConfig {
   return { ...loadAppConfig({}), auth };
+}
+
+/** An HS256 token of a raw payload text: JSON a signer would never write (`1e309`). */
+function rawHs256(payloadJson: string, secret = SECRET): string {
+  const head = Buffer.from(JSON.stringify({ alg: 'HS256' })).toString('base64url');
+  const body = Buffer.from(payloadJson).toString('base64url');
+  return `${head}.${body}.${createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url')}`;
 }
 
 function hs256(payload: JWTPayload, secret = SECRET): Promise<string> {
@@ -177,6 +185,86 @@ describe('JwtVerifier with a remote key set (JWKS)', () => {
     await expect(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 }))).resolves.toMatchObject({
       id: 'carol',
     });
+  });
+
+  describe.each([
+    ['HS256', () => (payload: JWTPayload) => hs256(payload)],
+    ['RS256 (JWKS)', () => (payload: JWTPayload) => sign(rsaKey, 'RS256', 'rsa-1', payload)],
+  ])('claim rules on %s tokens', (_name, signer) => {
+    const DAY = 86400;
+    const verifierWith = (auth: Partial<AppConfig['auth']> = {}) => new JwtVerifier(configWith({ jwtSecret: SECRET, jwksUrl, ...auth }));
+    const refused = async (verifier: JwtVerifier, payload: JWTPayload) => {
+      const error = await rejection(verifier.verify(await signer()(payload)));
+      expect(error.status).toBe(401);
+      expect(error.detail.startsWith(TOKEN_MESSAGES.invalid)).toBe(true);
+      return error;
+    };
+
+    it('AUTH_JWT_ISSUER: `iss` must equal it; unset, not checked', async () => {
+      const verifier = verifierWith({ issuer: 'https://idp.example.com/' });
+      await expect(verifier.verify(await signer()({ sub: 'a', iss: 'https://idp.example.com/', exp: now() + 60 }))).resolves.toMatchObject({
+        id: 'a',
+      });
+      await refused(verifier, { sub: 'a', iss: 'https://evil.example.com/', exp: now() + 60 });
+      await refused(verifier, { sub: 'a', exp: now() + 60 });
+      await expect(verifierWith().verify(await signer()({ sub: 'a', iss: 'anyone', exp: now() + 60 }))).resolves.toMatchObject({ id: 'a' });
+    });
+
+    it('AUTH_JWT_AUDIENCE: `aud` must name it, as a string or in a list', async () => {
+      const verifier = verifierWith({ audience: 'payments-bff' });
+      for (const aud of ['payments-bff', ['other', 'payments-bff']]) {
+        await expect(verifier.verify(await signer()({ sub: 'a', aud, exp: now() + 60 }))).resolves.toMatchObject({ id: 'a' });
+      }
+      for (const aud of ['other', ['other'], [], 'payments-bff-x']) await refused(verifier, { sub: 'a', aud, exp: now() + 60 });
+      await refused(verifier, { sub: 'a', exp: now() + 60 });
+    });
+
+    it('AUTH_MAX_TOKEN_TTL (default 30 days): refuses a longer `exp` − `iat` or `exp` − now', async () => {
+      const verifier = verifierWith();
+      const t = now();
+      await expect(verifier.verify(await signer()({ sub: 'a', iat: t, exp: t + 30 * DAY }))).resolves.toMatchObject({ id: 'a' });
+      await refused(verifier, { sub: 'a', iat: t, exp: t + 30 * DAY + 1 });
+      // Issued long ago, still valid today: its lifetime is what counts.
+      await refused(verifier, { sub: 'a', iat: t - 40 * DAY, exp: t + 60 });
+      // Without `iat`, judged by what is left of it.
+      await expect(verifier.verify(await signer()({ sub: 'a', exp: t + 29 * DAY }))).resolves.toMatchObject({ id: 'a' });
+      await refused(verifier, { sub: 'a', exp: t + 31 * DAY });
+      // An `iat` in the future does not stretch the lifetime.
+      await refused(verifier, { sub: 'a', iat: t + 10 * DAY, exp: t + 35 * DAY });
+      await refused(verifier, { sub: 'a', iat: t, exp: 1e308 });
+      await refused(verifier, { sub: 'a', exp: 1e308 });
+    });
+
+    it('AUTH_MAX_TOKEN_TTL set lower applies', async () => {
+      const verifier = verifierWith({ maxTokenTtlSeconds: 3600 });
+      const t = now();
+      await expect(verifier.verify(await signer()({ sub: 'a', iat: t, exp: t + 3600 }))).resolves.toMatchObject({ id: 'a' });
+      await refused(verifier, { sub: 'a', iat: t, exp: t + 7200 });
+      await refused(verifier, { sub: 'a', exp: t + 7200 });
+    });
+  });
+
+  it('refuses an `exp` that JSON reads as Infinity (1e309) instead of overflowing', async () => {
+    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
+    await rejection(verifier.verify(rawHs256('{"sub":"a","exp":1e309}')));
+    await rejection(verifier.verify(rawHs256(`{"sub":"a","iat":${now()},"exp":1e308}`)));
+    await expect(verifier.verify(rawHs256(`{"sub":"a","iat":${now()},"exp":${now() + 60}}`))).resolves.toMatchObject({ id: 'a' });
+  });
+
+  it('carries the `email` claim and whether it is verified (the boolean true only)', async () => {
+    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
+    const user = (claims: JWTPayload) => hs256({ sub: 'a', exp: now() + 60, ...claims }).then((token) => verifier.verify(token));
+    await expect(user({ email: 'Awa@Example.com', email_verified: true })).resolves.toEqual({
+      id: 'a',
+      roles: ['customer'],
+      email: 'Awa@Example.com',
+      emailVerified: true,
+    });
+    await expect(user({ email: 'awa@example.com', email_verified: 'true' })).resolves.toMatchObject({ emailVerified: false });
+    await expect(user({ email: 'awa@example.com' })).resolves.toMatchObject({ emailVerified: false });
+    const none = await user({ email_verified: true });
+    expect(none.email).toBeUndefined();
+    expect(none.emailVerified).toBeUndefined();
   });
 
   it('answers 401 with a distinct detail when the key set cannot be fetched', async () => {

@@ -12,6 +12,8 @@ const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256'];
 /** Identity provider and service clocks drift; a few seconds of skew must not log users out. */
 const CLOCK_TOLERANCE_SECONDS = 30;
 const REQUIRED_CLAIMS = ['sub', 'exp'];
+/** AUTH_MAX_TOKEN_TTL's default: 30 days. */
+export const DEFAULT_MAX_TOKEN_TTL_SECONDS = 30 * 86400;
 /** Far above any real token; refuses absurd headers before any crypto work. */
 const MAX_TOKEN_LENGTH = 8192;
 
@@ -32,9 +34,11 @@ export class JwtVerifier {
   /** Made once; HS256 tokens are verified synchronously (verifyHs256), not through WebCrypto. */
   private readonly hmacKey?: KeyObject;
   private readonly remoteKeys?: JWTVerifyGetKey;
+  private readonly policy: TokenPolicy;
 
   constructor(@InjectConfig() config: AppConfig) {
-    const { jwtSecret, jwksUrl } = config.auth;
+    const { jwtSecret, jwksUrl, issuer, audience, maxTokenTtlSeconds } = config.auth;
+    this.policy = { issuer, audience, maxTtlSeconds: maxTokenTtlSeconds ?? DEFAULT_MAX_TOKEN_TTL_SECONDS };
     if (jwtSecret) this.hmacKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
     // jose caches the key set and refetches on an unknown `kid`, so identity provider key rotation works.
     if (jwksUrl) this.remoteKeys = createRemoteJWKSet(new URL(jwksUrl));
@@ -47,7 +51,9 @@ export class JwtVerifier {
     if (!token) throw new UnauthenticatedError(TOKEN_MESSAGES.missing);
     if (token.length > MAX_TOKEN_LENGTH) throw new UnauthenticatedError(TOKEN_MESSAGES.invalid);
     const payload = await this.verifySignatureAndTimes(token);
-    return { id: readSubject(payload), roles: readRoles(payload) };
+    // Checked after the signature, on the claims of either key source, so both follow one rule.
+    checkTokenClaims(payload, this.policy, Math.floor(Date.now() / 1000));
+    return { id: readSubject(payload), roles: readRoles(payload), ...readEmail(payload) };
   }
 
   private async verifySignatureAndTimes(token: string): Promise<JWTPayload> {
@@ -92,6 +98,43 @@ function toUnauthenticated(error: unknown): UnauthenticatedError {
 function isKeySetUnavailable(error: unknown): boolean {
   if (!(error instanceof errors.JOSEError)) return true;
   return error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || error.code === errors.JOSEError.code;
+}
+
+export interface TokenPolicy {
+  issuer?: string;
+  audience?: string;
+  maxTtlSeconds: number;
+}
+
+/**
+ * The contract's claim rules beyond the signature and the times: `iss` and `aud` when configured,
+ * and a lifetime of at most AUTH_MAX_TOKEN_TTL, judged on `exp` − `iat` and on `exp` − now (a
+ * token without `iat` by the latter only): a token that stays valid for years is a standing
+ * credential, whoever signed it. `exp` must be finite (1e309 parses to Infinity).
+ */
+export function checkTokenClaims(payload: Record<string, unknown>, policy: TokenPolicy, nowSeconds: number): void {
+  const refuse = (why: string) => new UnauthenticatedError(`${TOKEN_MESSAGES.invalid}: ${why}`);
+  if (policy.issuer !== undefined && payload.iss !== policy.issuer) throw refuse('"iss" is not the expected issuer');
+  if (policy.audience !== undefined) {
+    const { aud } = payload;
+    const named = typeof aud === 'string' ? aud === policy.audience : Array.isArray(aud) && aud.includes(policy.audience);
+    if (!named) throw refuse('"aud" does not name this service');
+  }
+  const { exp, iat } = payload;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) throw refuse('"exp" must be a finite number');
+  // The identity provider's clock may run ahead of ours by the tolerance.
+  if (exp - nowSeconds > policy.maxTtlSeconds + CLOCK_TOLERANCE_SECONDS) throw refuse('the token lives longer than allowed');
+  if (iat !== undefined) {
+    if (typeof iat !== 'number' || !Number.isFinite(iat)) throw refuse('"iat" must be a finite number');
+    if (exp - iat > policy.maxTtlSeconds) throw refuse('the token lives longer than allowed');
+  }
+}
+
+/** The token's `email`, and whether the identity provider verified it (`email_verified: true`, the boolean only). */
+function readEmail(payload: JWTPayload): Pick<AuthUser, 'email' | 'emailVerified'> {
+  const { email } = payload;
+  if (typeof email !== 'string' || email.trim() === '' || unsafeTextReason(email)) return {};
+  return { email, emailVerified: payload.email_verified === true };
 }
 
 function readSubject(payload: JWTPayload): string {

@@ -45,6 +45,46 @@ describe('mintToken', () => {
     expect(claims.exp! - claims.iat!).toBe(90);
   });
 
+  it('sets iss and aud when given, so a verifier that requires them accepts the token', async () => {
+    const strict = new JwtVerifier({
+      ...loadAppConfig({}),
+      auth: { jwtSecret: SECRET, issuer: 'https://idp.example.com/', audience: 'payments-bff', maxTokenTtlSeconds: 3600 },
+    });
+    const plain = await mintToken({ sub: 'alice', roles: ['customer'], ttl: '1h', secret: SECRET });
+    await expect(strict.verify(plain)).rejects.toThrow();
+    const token = await mintToken({
+      sub: 'alice',
+      roles: ['customer'],
+      ttl: '1h',
+      secret: SECRET,
+      issuer: 'https://idp.example.com/',
+      audience: 'payments-bff',
+      maxTtlSeconds: 3600,
+    });
+    await expect(strict.verify(token)).resolves.toMatchObject({ id: 'alice' });
+    expect(decodeJwt(token)).toMatchObject({ iss: 'https://idp.example.com/', aud: 'payments-bff' });
+  });
+
+  it('refuses a TTL the service would refuse (AUTH_MAX_TOKEN_TTL)', async () => {
+    await expect(mintToken({ sub: 'alice', roles: ['customer'], ttl: '2h', secret: SECRET, maxTtlSeconds: 3600 })).rejects.toThrow(
+      'at most 3600s',
+    );
+    expect(() => parseTtl('2d', 86400)).toThrow('at most 1d');
+  });
+
+  it('sets email and email_verified when given', async () => {
+    const token = await mintToken({
+      sub: 'alice',
+      roles: ['customer'],
+      ttl: '1h',
+      secret: SECRET,
+      email: 'alice@example.com',
+      emailVerified: true,
+    });
+    expect(decodeJwt(token)).toMatchObject({ email: 'alice@example.com', email_verified: true });
+    await expect(verifier.verify(token)).resolves.toMatchObject({ email: 'alice@example.com', emailVerified: true });
+  });
+
   it('refuses an empty subject, no roles, an unknown role or an empty secret', async () => {
     await expect(mintToken({ sub: ' ', roles: ['customer'], ttl: '1h', secret: SECRET })).rejects.toThrow('must not be empty');
     await expect(mintToken({ sub: 'alice', roles: [], ttl: '1h', secret: SECRET })).rejects.toThrow('At least one role');

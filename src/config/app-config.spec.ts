@@ -81,7 +81,7 @@ describe('loadAppConfig', () => {
   it('accepts AUTH_JWKS_URL instead of AUTH_JWT_SECRET', () => {
     const { AUTH_JWT_SECRET: _omitted, ...env } = PRODUCTION_ENV;
     const config = loadAppConfig({ ...env, AUTH_JWKS_URL: 'https://id.merchant.example/.well-known/jwks.json' });
-    expect(config.auth).toEqual({ jwtSecret: undefined, jwksUrl: 'https://id.merchant.example/.well-known/jwks.json' });
+    expect(config.auth).toMatchObject({ jwtSecret: undefined, jwksUrl: 'https://id.merchant.example/.well-known/jwks.json' });
   });
 
   it.each([
@@ -97,10 +97,19 @@ describe('loadAppConfig', () => {
     [{ AUTH_JWT_SECRET: 'short' }, 'AUTH_JWT_SECRET must be at least 32'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ CARD_AMOUNT_PARAM: 'amount&x=1' }, 'CARD_AMOUNT_PARAM must be a plain query parameter name'],
+    [{ AUTH_MAX_TOKEN_TTL: '0' }, 'AUTH_MAX_TOKEN_TTL must be an integer between 1 and 31536000'],
+    [{ AUTH_MAX_TOKEN_TTL: '1e308' }, 'AUTH_MAX_TOKEN_TTL must be an integer'],
   ])('refuses %j', (env, message) => {
     const problems = problemsOf(env);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(message);
+  });
+
+  it('reads the bearer-token claim rules: issuer and audience unset (not checked), 30 days at most', () => {
+    expect(loadAppConfig({}).auth).toMatchObject({ issuer: undefined, audience: undefined, maxTokenTtlSeconds: 2_592_000 });
+    expect(
+      loadAppConfig({ AUTH_JWT_ISSUER: 'https://idp.example.com/', AUTH_JWT_AUDIENCE: 'payments-bff', AUTH_MAX_TOKEN_TTL: '3600' }).auth,
+    ).toMatchObject({ issuer: 'https://idp.example.com/', audience: 'payments-bff', maxTokenTtlSeconds: 3600 });
   });
 
   it('collects several problems at once', () => {

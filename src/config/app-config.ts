@@ -46,7 +46,16 @@ export interface AppConfig {
   publicBaseUrl: string;
   callbackSigningSecret: string;
   dataEncryptionKey: Buffer;
-  auth: { jwtSecret?: string; jwksUrl?: string };
+  auth: {
+    jwtSecret?: string;
+    jwksUrl?: string;
+    /** AUTH_JWT_ISSUER: when set, a token's `iss` must equal it. */
+    issuer?: string;
+    /** AUTH_JWT_AUDIENCE: when set, a token's `aud` (a string or a list) must hold it. */
+    audience?: string;
+    /** AUTH_MAX_TOKEN_TTL: the longest lifetime accepted, `exp` − `iat` and `exp` − now, in seconds. */
+    maxTokenTtlSeconds?: number;
+  };
   orderExpiryMinutes: number;
   /** Accepted currencies (CURRENCIES), keyed by ISO code. */
   currencies: Record<string, CurrencyRule>;
@@ -184,6 +193,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     else jwtSecret = DEV_JWT_SECRET;
   }
   if (jwtSecret !== undefined && jwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
+  // A longer-lived bearer token is a standing credential; a year is the most one may configure.
+  const maxTokenTtlSeconds = integer('AUTH_MAX_TOKEN_TTL', 2_592_000, 1, 31_536_000);
   const maxAmount = read('MAX_AMOUNT') ?? '100000000';
   if (!/^[1-9]\d{0,14}$/.test(maxAmount))
     problems.push(`MAX_AMOUNT must be a positive whole number of at most 15 digits (got "${maxAmount}")`);
@@ -235,7 +246,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     publicBaseUrl: publicBaseUrl ?? '',
     callbackSigningSecret: callbackSigningSecret ?? '',
     dataEncryptionKey,
-    auth: { jwtSecret, jwksUrl },
+    auth: { jwtSecret, jwksUrl, issuer: read('AUTH_JWT_ISSUER'), audience: read('AUTH_JWT_AUDIENCE'), maxTokenTtlSeconds },
     orderExpiryMinutes: integer('ORDER_EXPIRY_MINUTES', 1440, 1, 525600),
     currencies,
     logLevel,
