@@ -1,6 +1,7 @@
 // ESLint flat config, type-aware (typescript-eslint), modelled on immich's server/eslint.config.mjs.
 import js from '@eslint/js';
 import globals from 'globals';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -46,6 +47,14 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-base-to-string': 'off',
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // A pattern that backtracks super-linearly turns a long input into seconds of a blocked event loop.
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
     },
   },
   {

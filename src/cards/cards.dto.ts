@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID, registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
-import { checkAmountInput } from '../common/decimal-text';
+import { checkAmountInput, MAX_DECIMAL_TEXT_LENGTH } from '../common/decimal-text';
 import { moneyErrorMessage } from '../common/money';
 import { PageDto, PageQueryDto } from '../common/pagination';
 import { IsCurrencyCode, IsMoneyAmount } from '../common/money.validator';
@@ -29,7 +29,10 @@ function IsOpeningBalance(options?: ValidationOptions): PropertyDecorator {
 
 /** "0", "0.00", " 000 " or the number 0. */
 export function isZeroAmount(value: unknown): boolean {
-  return (typeof value === 'string' && /^0+(\.0+)?$/.test(value.trim())) || (typeof value === 'number' && value === 0);
+  return (
+    (typeof value === 'string' && value.length <= MAX_DECIMAL_TEXT_LENGTH && /^0+(\.0+)?$/.test(value.trim())) ||
+    (typeof value === 'number' && value === 0)
+  );
 }
 
 export class CreateCardDto {

@@ -5,6 +5,12 @@ import type { MoneyErrorReason } from './money';
  * read exactly, before any currency rule applies (those are `Money`'s, in money.ts).
  */
 
+/**
+ * The longest decimal text read at all: more than any amount, rate or stored decimal needs. Longer
+ * text is refused before any pattern sees it, so the cost of a refusal never grows with the input.
+ */
+export const MAX_DECIMAL_TEXT_LENGTH = 40;
+
 export const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 const NEGATIVE_DECIMAL = /^-\d+(\.\d+)?$/;
 const INFINITY_TEXT = /^[+-]?Infinity$/;
@@ -24,8 +30,22 @@ export interface DecimalParts {
 
 export type AmountCheck = { ok: true; parts: DecimalParts } | { ok: false; reason: MoneyErrorReason };
 
+/** `text` without its leading `char`s; one pass, whatever the text (no backtracking pattern). */
+export function trimStart(text: string, char: string): string {
+  let start = 0;
+  while (start < text.length && text[start] === char) start++;
+  return text.slice(start);
+}
+
+/** `text` without its trailing `char`s; one pass (`/0+$/` is quadratic on a long run of zeros). */
+export function trimEnd(text: string, char: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === char) end--;
+  return text.slice(0, end);
+}
+
 function normalise(negative: boolean, int: string, frac: string): DecimalParts {
-  return { negative, int: int.replace(/^0+/, ''), frac: frac.replace(/0+$/, '') };
+  return { negative, int: trimStart(int, '0'), frac: trimEnd(frac, '0') };
 }
 
 /** Exact expansion of `digits` x 10^exponent with `int.frac` digits; no arithmetic on floats. */
@@ -40,6 +60,7 @@ function expand(negative: boolean, int: string, frac: string, exponent: number):
 
 /** Parses an optionally signed decimal with an optional exponent; null when it is none. */
 export function parseExponentDecimal(text: string): DecimalParts | null {
+  if (text.length > MAX_DECIMAL_TEXT_LENGTH) return null;
   const match = DECIMAL_WITH_EXPONENT.exec(text);
   if (!match) return null;
   const exponent = match[4] === undefined ? 0 : Number.parseInt(match[4], 10);
@@ -59,6 +80,7 @@ function isZero(parts: DecimalParts): boolean {
  */
 export function checkAmountInput(input: unknown): AmountCheck {
   if (typeof input === 'string') {
+    if (input.length > MAX_DECIMAL_TEXT_LENGTH) return { ok: false, reason: 'too_long' };
     const text = input.trim();
     if (PLAIN_DECIMAL.test(text)) {
       const [int, frac = ''] = text.split('.');
@@ -83,7 +105,7 @@ export function checkAmountInput(input: unknown): AmountCheck {
 
 /** Significant digits of a decimal: from the first non-zero digit to the last non-zero digit. */
 export function significantDigits(parts: DecimalParts): number {
-  return (parts.int + parts.frac).replace(/^0+/, '').replace(/0+$/, '').length;
+  return trimEnd(trimStart(parts.int + parts.frac, '0'), '0').length;
 }
 
 /** Minor units of a decimal, refusing a non-zero digit beyond `decimals` (never rounds). */

@@ -1,5 +1,14 @@
 import type { CurrencyRule } from '../config/app-config';
-import { checkAmountInput, parseExponentDecimal, PLAIN_DECIMAL, significantDigits, toMinor } from './decimal-text';
+import {
+  checkAmountInput,
+  MAX_DECIMAL_TEXT_LENGTH,
+  parseExponentDecimal,
+  PLAIN_DECIMAL,
+  significantDigits,
+  toMinor,
+  trimEnd,
+  trimStart,
+} from './decimal-text';
 import { DomainError } from './domain-error';
 
 /**
@@ -31,6 +40,7 @@ import { DomainError } from './domain-error';
 
 export type MoneyErrorReason =
   | 'not_a_number'
+  | 'too_long'
   | 'not_finite'
   | 'not_positive'
   | 'too_many_decimals'
@@ -80,6 +90,8 @@ export function moneyErrorMessage(reason: MoneyErrorReason, rule?: CurrencyRule,
   switch (reason) {
     case 'not_a_number':
       return `${field} must be a positive decimal number, as a string or a number`;
+    case 'too_long':
+      return `${field} must be a decimal of at most ${MAX_DECIMAL_TEXT_LENGTH} characters`;
     case 'not_finite':
       return `${field} must be a finite number`;
     case 'not_positive':
@@ -132,7 +144,7 @@ export class Money {
     if (parts.frac.length > rule.decimals) throw new MoneyError('too_many_decimals', moneyErrorMessage('too_many_decimals', rule));
     const maxMinor = maxMinorOf(rule);
     // Compare lengths first: a megabyte of digits is refused without building a megabyte bigint.
-    const minorDigits = (parts.int + parts.frac.padEnd(rule.decimals, '0')).replace(/^0+/, '');
+    const minorDigits = trimStart(parts.int + parts.frac.padEnd(rule.decimals, '0'), '0');
     if (minorDigits.length > maxMinor.toString().length) throw new MoneyError('above_maximum', moneyErrorMessage('above_maximum', rule));
     const minor = toMinor(parts, rule.decimals) as bigint;
     if (minor > maxMinor) throw new MoneyError('above_maximum', moneyErrorMessage('above_maximum', rule));
@@ -168,9 +180,8 @@ export class Money {
    * decimal without trailing zeros ('12.50' → 12.5, '1500' → 1500), otherwise it is refused.
    */
   toProviderNumber(): number {
-    const decimal = this.toString()
-      .replace(/(\.\d*?)0+$/, '$1')
-      .replace(/\.$/, '');
+    const text = this.toString();
+    const decimal = text.includes('.') ? trimEnd(trimEnd(text, '0'), '.') : text;
     const value = Number(decimal);
     if (!Number.isFinite(value) || String(value) !== decimal) {
       throw new MoneyError('not_representable', `${decimal} ${this.currency} cannot be sent exactly as a JSON number`);

@@ -71,11 +71,16 @@ export function IsPercentageRate(maxDecimals: number = RATE_DECIMALS, options?: 
           } catch {
             return false;
           }
-          const decimals = String(value).trim().split('.')[1]?.replace(/0+$/, '').length ?? 0;
-          return decimals <= maxDecimals;
+          // parseRate read it, so it is short and checkAmountInput has its significant decimals.
+          const checked = checkAmountInput(value);
+          return checked.ok && checked.parts.frac.length <= maxDecimals;
         },
-        defaultMessage: (args?: ValidationArguments) =>
-          `${args?.property ?? 'rate'} must be a positive percentage of at most 100 with at most ${maxDecimals} decimals, as a string or a number`,
+        defaultMessage: (args?: ValidationArguments) => {
+          const field = args?.property ?? 'rate';
+          const checked = checkAmountInput(args?.value);
+          if (!checked.ok && checked.reason === 'too_long') return moneyErrorMessage('too_long', undefined, field);
+          return `${field} must be a positive percentage of at most 100 with at most ${maxDecimals} decimals, as a string or a number`;
+        },
       },
     });
   };

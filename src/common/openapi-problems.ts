@@ -71,7 +71,7 @@ export function documentProblemResponses(document: OpenAPIObject): OpenAPIObject
         '500',
         ...(hasInput ? ['400'] : []),
         ...(secured ? ['401'] : []),
-        ...(/\{[^}]+\}/.test(path) && secured ? ['404'] : []),
+        ...(/\{[^{}]+\}/.test(path) && secured ? ['404'] : []),
       ];
       for (const status of wanted) operation.responses[status] ??= { description: STANDARD[status] };
       for (const [status, response] of Object.entries(operation.responses)) {

@@ -37,7 +37,7 @@ export function renderQueries(repository: string, statements: readonly SqlStatem
 }
 
 function dedent(text: string): string {
-  const lines = text.replace(/^\n+/, '').replace(/\s+$/, '').split('\n');
+  const lines = text.replace(/^\n+/, '').trimEnd().split('\n');
   const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
   return lines.map((l) => l.slice(indent)).join('\n');
 }

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { trimEnd } from '../common/decimal-text';
 import { Money } from '../common/money';
 import type { CurrencyRule } from '../config/app-config';
 import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber, WHOLE_PERCENT } from './distribution-shares';
@@ -12,9 +13,7 @@ const CURRENCIES: CurrencyRule[] = [
 /** A rate in ten-thousandths of a percent, written as a decimal string or a JSON number, as a client may. */
 const scaledToText = (scaled: number) => {
   const int = Math.floor(scaled / 10_000);
-  const frac = String(scaled % 10_000)
-    .padStart(4, '0')
-    .replace(/0+$/, '');
+  const frac = trimEnd(String(scaled % 10_000).padStart(4, '0'), '0');
   return frac ? `${int}.${frac}` : String(int);
 };
 const rateList = fc

@@ -1,4 +1,5 @@
 import type { FieldError } from '../common/domain-error';
+import { trimEnd } from '../common/decimal-text';
 import { allocateMinor, parseRate, RATE_DECIMALS } from '../common/money';
 
 /**
@@ -28,7 +29,7 @@ export function computeShares(amountMinor: bigint, rates: readonly (string | num
 export function canonicalRate(rate: string | number): string {
   const scaled = parseRate(rate);
   const int = (scaled / RATE_SCALE).toString();
-  const frac = (scaled % RATE_SCALE).toString().padStart(RATE_DECIMALS, '0').replace(/0+$/, '');
+  const frac = trimEnd((scaled % RATE_SCALE).toString().padStart(RATE_DECIMALS, '0'), '0');
   return frac ? `${int}.${frac}` : int;
 }
 
@@ -68,6 +69,6 @@ export function distributionListErrors(
 }
 
 function formatScaled(scaled: bigint): string {
-  const frac = (scaled % RATE_SCALE).toString().padStart(RATE_DECIMALS, '0').replace(/0+$/, '');
+  const frac = trimEnd((scaled % RATE_SCALE).toString().padStart(RATE_DECIMALS, '0'), '0');
   return frac ? `${scaled / RATE_SCALE}.${frac}` : String(scaled / RATE_SCALE);
 }

@@ -43,7 +43,7 @@ describe('start-up with bad configuration', () => {
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('PROVIDER_SP_AUTH_TOKEN is required in production');
     expect(result.stderr).toContain('DATA_ENCRYPTION_KEY is required in production');
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).not.toMatch(/\n[ \t]+at /);
     expect(result.stderr + result.stdout).not.toContain('live-secret-never-printed');
   });
 
@@ -52,6 +52,6 @@ describe('start-up with bad configuration', () => {
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('PORT must be an integer');
     expect(result.stderr).toContain('LOG_LEVEL must be one of');
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).not.toMatch(/\n[ \t]+at /);
   });
 });

@@ -36,8 +36,8 @@ function parseDockerfile(text: string): { stages: Stage[]; all: Instruction[] } 
     if (continued) pending = current;
     else {
       pending = undefined;
-      const match = /^(\S+)\s*(.*)$/.exec(current.text)!;
-      all.push({ line: current.line, name: match[1].toUpperCase(), args: match[2] });
+      const name = current.text.split(/\s/, 1)[0];
+      all.push({ line: current.line, name: name.toUpperCase(), args: current.text.slice(name.length).trimStart() });
     }
   });
   const globalArgs = new Map<string, string>();
@@ -66,7 +66,7 @@ function envOf(stage: Stage): Record<string, string> {
       env[key] = value.join(' ');
       continue;
     }
-    for (const pair of args.match(/[A-Za-z_][A-Za-z0-9_]*=("[^"]*"|\S*)/g) ?? []) {
+    for (const pair of args.match(/(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*=("[^"]*"|\S*)/g) ?? []) {
       const [key, ...value] = pair.split('=');
       env[key] = value.join('=').replace(/^"|"$/g, '');
     }

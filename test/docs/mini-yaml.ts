@@ -17,7 +17,7 @@ interface Line {
 export function parseYaml(source: string): YamlValue {
   const lines: Line[] = [];
   source.split(/\r?\n/).forEach((raw, index) => {
-    const text = stripComment(raw).replace(/\s+$/, '');
+    const text = stripComment(raw).trimEnd();
     if (text.trim() === '') return;
     if (/^\t/.test(raw)) throw new Error(`line ${index + 1}: tabs are not YAML indentation`);
     lines.push({ number: index + 1, indent: text.length - text.trimStart().length, text: text.trim() });
@@ -62,10 +62,10 @@ export function parseYaml(source: string): YamlValue {
   /** The value after `key:` or `- `: inline, or the deeper block that follows. */
   const value = (line: Line, rest: string): YamlValue => {
     let anchor: string | undefined;
-    const anchored = /^&([A-Za-z0-9_.-]+)\s*(.*)$/.exec(rest);
+    const anchored = /^&[A-Za-z0-9_.-]+/.exec(rest);
     if (anchored) {
-      anchor = anchored[1];
-      rest = anchored[2];
+      anchor = anchored[0].slice(1);
+      rest = rest.slice(anchored[0].length).trimStart();
     }
     let result: YamlValue;
     if (rest !== '') result = scalar(line, rest);
@@ -81,7 +81,7 @@ export function parseYaml(source: string): YamlValue {
     const merged: YamlMap = {};
     while (position < lines.length && lines[position].indent === indent) {
       const line = lines[position++];
-      const entry = /^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s'"#-][^:]*?|<<):(?:\s+(.*))?$/.exec(line.text);
+      const entry = /^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s'"#-][^:]*?|<<):(?:\s+(\S.*))?$/.exec(line.text);
       if (!entry) fail(line, 'expected `key: value`');
       const key = entry![1].startsWith('"') ? (JSON.parse(entry![1]) as string) : entry![1].replace(/^'|'$/g, '');
       const item = value(line, entry![2] ?? '');
