@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/comm
 import { ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Auth } from '../auth/auth.decorator';
+import { NotFoundError } from '../common/domain-error';
 import { CallbackAckDto, CallbackPageDto, ListCallbacksQueryDto } from './callbacks.dto';
 import { CallbacksService } from './callbacks.service';
 
@@ -37,6 +38,9 @@ export class CallbacksController {
     @Param('orderId') orderId: string,
     @Param('outcome') outcome: string,
   ): Promise<CallbackAckDto> {
+    // Fastify answers HEAD with the GET route's handler; only GET and POST are the provider's, and
+    // a HEAD must not decide an order nor be stored: it gets the 404 of any other method.
+    if (request.method !== 'GET') return Promise.reject(new NotFoundError('No such callback URL.'));
     return this.receive(request, orderId, outcome);
   }
 

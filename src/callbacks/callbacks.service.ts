@@ -21,6 +21,13 @@ const STORED_CONTENT_TYPE_CHARS = 256;
  * a provider may sign or authenticate its call in a parameter named in its own way.
  */
 const SECRET_LIKE_NAME = /token|secret|passw|api[-_]?key|signature|auth|session|cookie|cvv|cvc|otp|card[-_]?number|^pan$|id[-_]?number/i;
+/**
+ * Header names that look like credentials (`Proxy-Authorization`, `X-Auth-Token`, `X-Signature`,
+ * `X-Api-Key`, ...): whoever calls a callback URL may send its own, and finance reads them back.
+ */
+const CREDENTIAL_LIKE_HEADER = /auth|token|signature|secret|key|cookie|session|passw|credential|bearer/i;
+/** What is kept of the path of a rejected callback: anyone can make it as long as the router allows. */
+const STORED_PATH_CHARS = 256;
 
 export interface ArrivedCallback {
   pathOrderId: string;
@@ -57,13 +64,15 @@ export class CallbacksService {
       this.urls.verify(arrived.pathOrderId, outcome, arrived.query.token);
     // Anyone can call a callback URL: what a wrong token brings is kept only in a bounded form.
     const bound = tokenValid ? (value: Record<string, unknown>) => value : boundedMembers;
+    // A path that is not ours (a NUL, any text) is kept as storable, bounded text: a valid one is a
+    // UUID and `success` or `failure`, which these leave unchanged.
     const { callback, event } = await this.callbacks.storeAndApply({
-      pathOrderId: arrived.pathOrderId,
+      pathOrderId: storableText(arrived.pathOrderId.slice(0, STORED_PATH_CHARS)),
       verified: tokenValid ? { orderId: arrived.pathOrderId, outcome } : null,
-      outcome: arrived.outcome,
+      outcome: storableText(arrived.outcome.slice(0, STORED_PATH_CHARS)),
       method: arrived.method,
       query: storableJson(bound(redactQuery(arrived.query))),
-      headers: storableJson(bound(redact(arrived.headers))),
+      headers: storableJson(bound(redactHeaders(arrived.headers))),
       contentType: arrived.contentType === null ? null : storableText(arrived.contentType.slice(0, STORED_CONTENT_TYPE_CHARS)),
       rawBody:
         arrived.rawBody === null ? null : storableText(truncateUtf8(arrived.rawBody, tokenValid ? STORED_BODY_BYTES : REJECTED_BODY_BYTES)),
@@ -103,6 +112,16 @@ function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
+/** Headers with every credential-like name redacted; the others through `redact`. */
+function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      CREDENTIAL_LIKE_HEADER.test(name) && value !== undefined && value !== null ? REDACTED : redact(value),
+    ]),
+  );
+}
+
 /** At most REJECTED_MEMBERS members, each value (or each of its elements) cut to REJECTED_VALUE_CHARS. */
 function boundedMembers(value: Record<string, unknown>): Record<string, unknown> {
   const cut = (member: unknown): unknown =>
@@ -120,6 +139,16 @@ function boundedMembers(value: Record<string, unknown>): Record<string, unknown>
   );
 }
 
+/** Redacted again when read: a record stored before a name was known to be secret is not shown in clear either. */
 function toDto(record: CallbackRecord): CallbackRecordDto {
-  return { ...record, receivedAt: record.receivedAt.toISOString() };
+  const members = (value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const headers = members(record.headers);
+  const query = members(record.query);
+  return {
+    ...record,
+    headers: headers ? redactHeaders(headers) : record.headers,
+    query: query ? redactQuery(query) : record.query,
+    receivedAt: record.receivedAt.toISOString(),
+  };
 }
