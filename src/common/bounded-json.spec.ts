@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { BODY_BOUNDS, bodyRefusal, BodyTooComplexError, formExcess, jsonExcess } from './bounded-json';
+import { BODY_BOUNDS, bodyRefusal, BodyTooComplexError, checkedJsonText, formExcess, isExactNumberText, jsonExcess } from './bounded-json';
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth);
 const objectWithKeys = (count: number, key = (i: number) => `k${i}`) =>
@@ -82,5 +82,136 @@ describe('bodyRefusal', () => {
     const refusal = bodyRefusal(jsonExcess(nested(BODY_BOUNDS.maxDepth + 1)));
     expect(refusal).toBeInstanceOf(BodyTooComplexError);
     expect(refusal).toMatchObject({ status: 400, code: 'body_too_complex', detail: 'JSON nests deeper than 32 levels.' });
+  });
+});
+
+/** The exact value of a JSON number literal as numerator x 10^exponent, by BigInt (an oracle independent of jsonNumberValue). */
+function exactValue(text: string): { numerator: bigint; exponent: number } {
+  const [mantissa, exponent = '0'] = text.toLowerCase().split('e');
+  const [int, frac = ''] = mantissa.split('.');
+  return { numerator: BigInt(int + frac), exponent: Number(exponent) - frac.length };
+}
+
+function sameValue(a: string, b: string): boolean {
+  const x = exactValue(a);
+  const y = exactValue(b);
+  const low = Math.min(x.exponent, y.exponent);
+  return x.numerator * 10n ** BigInt(x.exponent - low) === y.numerator * 10n ** BigInt(y.exponent - low);
+}
+
+/** Any JSON number literal, exponents within a double's range and a little past it. */
+const numberLiteral = fc
+  .record({
+    negative: fc.boolean(),
+    int: fc.oneof(fc.constant('0'), fc.stringMatching(/^[1-9]\d{0,24}$/)),
+    frac: fc.option(fc.stringMatching(/^\d{1,24}$/), { nil: undefined }),
+    exponent: fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: 340 })), {
+      nil: undefined,
+    }),
+  })
+  .map(
+    ({ negative, int, frac, exponent }) =>
+      `${negative ? '-' : ''}${int}${frac === undefined ? '' : `.${frac}`}${exponent === undefined ? '' : exponent[0] + exponent[1] + String(exponent[2])}`,
+  );
+
+describe('isExactNumberText', () => {
+  it('tells a number whose text is the value JSON.parse makes of it', () => {
+    for (const exact of [
+      '1500',
+      '1500.0',
+      '1.5e3',
+      '15E+2',
+      '0',
+      '-0',
+      '0.0e5',
+      '12.5',
+      '0.1',
+      '1e21',
+      '1e-7',
+      '5e-324',
+      '9007199254740992',
+    ])
+      expect([exact, isExactNumberText(exact)]).toEqual([exact, true]);
+    for (const inexact of [
+      '1500.0000000000001',
+      '50.000000000000001',
+      '9007199254740993',
+      '1e400',
+      '-1e400',
+      '1e-400',
+      '0.30000000000000000001',
+    ])
+      expect([inexact, isExactNumberText(inexact)]).toEqual([inexact, false]);
+  });
+
+  it('agrees with an exact BigInt reading of the text and of the double it parses to', () => {
+    fc.assert(
+      fc.property(numberLiteral, (text) => {
+        const value = Number(text);
+        const expected = Number.isFinite(value) && sameValue(text, String(value).replace('e+', 'e'));
+        expect(isExactNumberText(text)).toBe(expected);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('reads a megabyte literal in linear time', () => {
+    const started = performance.now();
+    expect(isExactNumberText('1.' + '0'.repeat(1_000_000) + '1')).toBe(false);
+    expect(isExactNumberText('1' + '0'.repeat(1_000_000))).toBe(false);
+    expect(isExactNumberText('1.' + '0'.repeat(1_000_000))).toBe(true);
+    expect(isExactNumberText('1e' + '0'.repeat(1_000_000) + '1')).toBe(true);
+    expect((performance.now() - started) / 4).toBeLessThan(50);
+  });
+});
+
+describe('checkedJsonText', () => {
+  it('leaves a body without inexact numbers as it is: plain JSON.parse', () => {
+    const text = '{"amount":1500,"rate":"50.000000000000001","list":[1.5,2e3,-0],"nested":{"a":12.50}}';
+    expect(checkedJsonText(text)).toEqual({ text });
+  });
+
+  it('quotes each inexact number in value position, so that it arrives as its exact text', () => {
+    const checked = checkedJsonText(
+      '{"amount":1500.0000000000001,"currency":"XAF","rates":[50.000000000000001, 50],"n": 9007199254740993 }',
+    );
+    expect('text' in checked && JSON.parse(checked.text)).toEqual({
+      amount: '1500.0000000000001',
+      currency: 'XAF',
+      rates: ['50.000000000000001', 50],
+      n: '9007199254740993',
+    });
+    expect(checkedJsonText('1e400')).toEqual({ text: '"1e400"' });
+  });
+
+  it('never makes invalid JSON valid: a number key or a malformed literal stays as it was', () => {
+    for (const invalid of [
+      '{1500.0000000000001:1}',
+      '[1 1500.0000000000001]',
+      '{"a":1.5.0000000000000001}',
+      '{"a":01500.0000000000001}',
+      '{"a":1}1e400',
+    ])
+      expect(checkedJsonText(invalid)).toEqual({ text: invalid });
+  });
+
+  it('parses any document of numbers to the same values, inexact ones as their text', () => {
+    fc.assert(
+      fc.property(fc.array(numberLiteral, { maxLength: 8 }), fc.boolean(), (literals, spaced) => {
+        const gap = spaced ? ' \n' : '';
+        const text = `{${gap}"list":${gap}[${literals.join(`${gap},${gap}`)}]${gap},"object":{${literals.map((l, i) => `"k${i}":${gap}${l}`).join(',')}}}`;
+        const checked = checkedJsonText(text);
+        if (!('text' in checked)) throw new Error('refused');
+        const expected = literals.map((l) => (isExactNumberText(l) ? Number(l) : l));
+        const parsed = JSON.parse(checked.text);
+        expect(parsed.list).toEqual(expected);
+        expect(Object.values(parsed.object)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('still refuses what exceeds the bounds', () => {
+    expect(checkedJsonText(nested(33))).toEqual({ refusal: expect.any(BodyTooComplexError) });
   });
 });

@@ -29,27 +29,59 @@ export class QueryTooComplexError extends DomainError {
   readonly title = 'The query string is too complex';
 }
 
+/** What one pass over a JSON text found: an excess over the bounds, and the inexact numbers. */
+export interface JsonScan {
+  /** Why the text exceeds the bounds, or undefined. */
+  excess: string | undefined;
+  /** Start and end offsets (pairs, in order) of the number literals in value position that are inexact (`isExactNumberText`). */
+  inexactNumbers: number[];
+}
+
 /**
  * Why a JSON text exceeds `bounds`, or undefined when it does not. One linear pass over the text,
  * before anything parses it; it does not check that the text is valid JSON (the parser does, once
  * the text is known to be small enough to parse), it only counts what is outside strings.
  */
 export function jsonExcess(text: string, bounds: BodyBounds = BODY_BOUNDS): string | undefined {
+  return scanJson(text, bounds).excess;
+}
+
+/**
+ * `jsonExcess`'s pass, which also finds the number literals whose text is not exactly the value
+ * JSON.parse makes of them (1500.0000000000001 becomes 1500): each literal is read once, so the
+ * pass stays linear.
+ */
+export function scanJson(text: string, bounds: BodyBounds = BODY_BOUNDS): JsonScan {
   // Per open container: is it an object, how many members so far (commas + 1 once non-empty).
   const isObject: boolean[] = [];
   const members: number[] = [];
+  const inexactNumbers: number[] = [];
   let values = 0;
+  // The last character outside strings and whitespace (a string counts as its quote): a number
+  // after ':' in an object, after '[' or ',' in an array or first at the top is a value.
+  let previous = -1;
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     const depth = isObject.length;
     if (char === QUOTE) {
       if (depth && members[depth - 1] === 0) members[depth - 1] = 1;
       i = endOfString(text, i);
+      previous = QUOTE;
       continue;
+    }
+    if (isWhitespace(char)) continue;
+    const before = previous;
+    previous = char;
+    if (char === MINUS || isDigit(char)) {
+      const end = endOfNumber(text, i);
+      const isValue = depth === 0 ? before === -1 : isObject[depth - 1] ? before === COLON : before === OPEN_BRACKET || before === COMMA;
+      if (isValue && !isExactNumberText(text.slice(i, end))) inexactNumbers.push(i, end);
+      i = end - 1;
+      previous = DIGIT_ZERO;
     }
     if (char === OPEN_BRACE || char === OPEN_BRACKET) {
       if (depth && members[depth - 1] === 0) members[depth - 1] = 1;
-      if (depth + 1 > bounds.maxDepth) return `JSON nests deeper than ${bounds.maxDepth} levels.`;
+      if (depth + 1 > bounds.maxDepth) return { excess: `JSON nests deeper than ${bounds.maxDepth} levels.`, inexactNumbers };
       isObject.push(char === OPEN_BRACE);
       members.push(0);
     } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
@@ -61,15 +93,104 @@ export function jsonExcess(text: string, bounds: BodyBounds = BODY_BOUNDS): stri
       if (!depth) continue;
       members[depth - 1] += 1;
       if (isObject[depth - 1] && members[depth - 1] > bounds.maxKeysPerObject)
-        return `A JSON object holds more than ${bounds.maxKeysPerObject} keys.`;
-    } else if (depth && members[depth - 1] === 0 && !isWhitespace(char)) {
+        return { excess: `A JSON object holds more than ${bounds.maxKeysPerObject} keys.`, inexactNumbers };
+    } else if (depth && members[depth - 1] === 0) {
       members[depth - 1] = 1;
     } else {
       continue;
     }
-    if (values + members.reduce(sumOfOpen, 0) > bounds.maxValues) return `The JSON document holds more than ${bounds.maxValues} values.`;
+    if (values + members.reduce(sumOfOpen, 0) > bounds.maxValues)
+      return { excess: `The JSON document holds more than ${bounds.maxValues} values.`, inexactNumbers };
   }
-  return undefined;
+  return { excess: undefined, inexactNumbers };
+}
+
+/**
+ * A JSON body checked and ready to parse: refused (400 `body_too_complex`) when it exceeds
+ * `bounds`; otherwise its text, where each inexact number literal is quoted, so that it arrives as
+ * a string holding exactly what the client wrote and is refused like a string would be (a money
+ * field reads its decimals, an integer field answers a type error) instead of being silently
+ * rounded. Without inexact numbers, the very text given.
+ */
+export function checkedJsonText(text: string, bounds: BodyBounds = BODY_BOUNDS): { refusal: BodyTooComplexError } | { text: string } {
+  const scan = scanJson(text, bounds);
+  if (scan.excess !== undefined) return { refusal: new BodyTooComplexError(scan.excess) };
+  if (scan.inexactNumbers.length === 0) return { text };
+  const pieces: string[] = [];
+  let at = 0;
+  for (let k = 0; k < scan.inexactNumbers.length; k += 2) {
+    pieces.push(text.slice(at, scan.inexactNumbers[k]), '"', text.slice(scan.inexactNumbers[k], scan.inexactNumbers[k + 1]), '"');
+    at = scan.inexactNumbers[k + 1];
+  }
+  pieces.push(text.slice(at));
+  return { text: pieces.join('') };
+}
+
+/** A decimal by digits: sign, significant digits (no leading or trailing zero), and where the point goes. */
+interface DecimalValue {
+  negative: boolean;
+  /** '' for zero. */
+  digits: string;
+  /** The value is 0.digits x 10^point (infinite when the exponent has more digits than a double could use). */
+  point: number;
+}
+
+/**
+ * The exact value of a JSON number literal (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`), read by
+ * digits; undefined when the text is not one. Hand-written so that it stays linear whatever the text.
+ */
+export function jsonNumberValue(text: string): DecimalValue | undefined {
+  let i = 0;
+  const negative = text.charCodeAt(0) === MINUS;
+  if (negative) i++;
+  const intStart = i;
+  if (text.charCodeAt(i) === DIGIT_ZERO) i++;
+  else if (isDigit(text.charCodeAt(i))) while (isDigit(text.charCodeAt(i))) i++;
+  else return undefined;
+  const intEnd = i;
+  let fracEnd = i;
+  if (text.charCodeAt(i) === DOT) {
+    i++;
+    if (!isDigit(text.charCodeAt(i))) return undefined;
+    while (isDigit(text.charCodeAt(i))) i++;
+    fracEnd = i;
+  }
+  let exponent = 0;
+  const e = text.charCodeAt(i);
+  if (e === LOWER_E || e === UPPER_E) {
+    i++;
+    const sign = text.charCodeAt(i);
+    if (sign === PLUS || sign === MINUS) i++;
+    if (!isDigit(text.charCodeAt(i))) return undefined;
+    let digitsStart = i;
+    while (text.charCodeAt(digitsStart) === DIGIT_ZERO) digitsStart++;
+    while (isDigit(text.charCodeAt(i))) i++;
+    // Past 15 digits no double is anything but zero or infinite: the exact size no longer matters.
+    const magnitude = i - digitsStart > 15 ? Infinity : Number(text.slice(digitsStart, i) || '0');
+    exponent = sign === MINUS ? -magnitude : magnitude;
+  }
+  if (i !== text.length) return undefined;
+  const all = text.slice(intStart, intEnd) + (fracEnd > intEnd ? text.slice(intEnd + 1, fracEnd) : '');
+  let first = 0;
+  while (first < all.length && all.charCodeAt(first) === DIGIT_ZERO) first++;
+  let last = all.length;
+  while (last > first && all.charCodeAt(last - 1) === DIGIT_ZERO) last--;
+  return { negative, digits: all.slice(first, last), point: intEnd - intStart - first + exponent };
+}
+
+/**
+ * Whether a JSON number literal denotes exactly the value of the double it parses to, judged by
+ * that double's shortest decimal (`String(Number(text))`): '1500.0' and '1.5e3' are, while
+ * '1500.0000000000001' (1500), '9007199254740993' (…992) and '1e400' (Infinity) are not. By
+ * digits, without float arithmetic; text that is no JSON number counts as exact (the parser refuses it).
+ */
+export function isExactNumberText(text: string): boolean {
+  const written = jsonNumberValue(text);
+  if (written === undefined) return true;
+  const printed = jsonNumberValue(String(Number(text)));
+  if (printed === undefined) return false;
+  if (written.digits === '' || printed.digits === '') return written.digits === printed.digits;
+  return written.negative === printed.negative && written.point === printed.point && written.digits === printed.digits;
 }
 
 /**
@@ -96,6 +217,28 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
+const COLON = 0x3a;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const DIGIT_ZERO = 0x30;
+const DIGIT_NINE = 0x39;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+
+function isDigit(char: number): boolean {
+  return char >= DIGIT_ZERO && char <= DIGIT_NINE;
+}
+
+/** End (exclusive) of the run of number characters that starts at `start`: digits, signs, '.', 'e'. */
+function endOfNumber(text: string, start: number): number {
+  let at = start + 1;
+  for (;;) {
+    const char = text.charCodeAt(at);
+    if (!(isDigit(char) || char === DOT || char === LOWER_E || char === UPPER_E || char === PLUS || char === MINUS)) return at;
+    at++;
+  }
+}
 
 function isWhitespace(char: number): boolean {
   return char === 0x20 || char === 0x0a || char === 0x0d || char === 0x09;
