@@ -11,11 +11,13 @@ import {
   registerConfiguredSecrets,
   scrubProviderBody,
   scrubText,
+  sentTextContext,
   storableJson,
   storableText,
 } from '../logging/redaction';
 import { currentRequestId } from '../logging/request-context';
 import { MetricsService } from '../metrics/metrics.service';
+import { answerShapeOf } from './provider-answer-shapes';
 import { ProviderCallLog } from './provider-call-log';
 import {
   ProviderBadResponseError,
@@ -69,8 +71,10 @@ const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
  * of tokens or budgets (ProviderHttpClient adds those).
  *
  * It is also the provider boundary: what the provider said is scrubbed here, once, as it is
- * parsed (`scrubProviderBody`: configured secrets, provider tokens, card numbers, CVVs, NULs),
- * before any caller, error message, log line or stored row can see it.
+ * parsed, before any caller, error message, log line or stored row can see it: the fields the
+ * clients read are kept by the endpoint's shape (provider-answer-shapes.ts), the secrets it
+ * delivers registered first; every other text loses its digit runs but those of the request
+ * (`scrubProviderBody`), and NULs.
  */
 @Injectable()
 export class ProviderTransport implements OnApplicationShutdown {
@@ -116,7 +120,7 @@ export class ProviderTransport implements OnApplicationShutdown {
         },
         request.body === undefined ? undefined : JSON.stringify(request.body),
       );
-      answer = parseAnswer(response.status, response.text, firstValue(response.headers['retry-after']));
+      answer = parseAnswer(request, response.status, response.text, firstValue(response.headers['retry-after']));
       return answer;
     } catch (error) {
       failure = this.networkFailure(error, request);
@@ -273,17 +277,33 @@ function firstValue(header: string | string[] | undefined): string | undefined {
 }
 
 /** Parses and scrubs the provider's answer: nothing unscrubbed leaves this function. */
-function parseAnswer(status: number, text: string | undefined, retryAfter?: string): RawProviderAnswer {
+function parseAnswer(request: ProviderRequest, status: number, text: string | undefined, retryAfter?: string): RawProviderAnswer {
   const raw = text ?? '';
   if (raw.trim() === '') return { status, body: null, nonJson: true, retryAfter };
+  // What the answer may repeat of the request: the values we sent, the identifiers of the path.
+  const sent = sentTextContext({
+    path: request.path.split('/').map(decodePathSegment),
+    query: request.query,
+    headers: request.headers,
+    body: request.body,
+  });
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
     // Only its beginning is ever kept (in the call log): scrubbed whole up to there, before any cut.
-    return { status, body: storableText(scrubText(raw.slice(0, NON_JSON_KEPT_CHARS))), nonJson: true, retryAfter };
+    const scrubbed = scrubText(raw.slice(0, NON_JSON_KEPT_CHARS), { ...sent, secretRuns: new Set(), secretTexts: [] });
+    return { status, body: storableText(scrubbed), nonJson: true, retryAfter };
   }
-  return { status, body: storableJson(scrubProviderBody(parsed)), nonJson: false, retryAfter };
+  return { status, body: storableJson(scrubProviderBody(parsed, answerShapeOf(request.endpoint), sent)), nonJson: false, retryAfter };
+}
+
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function messageOf(body: unknown): string | undefined {

@@ -51,6 +51,21 @@ export function echoAnswer(
   return { status: answerStatus, body: errorBody(shapeForPath(path), answerStatus, message) };
 }
 
+/**
+ * The `echoDelivered` fault: a success answer whose `message` repeats the secrets it delivers, as
+ * a provider that echoes what it just issued would (undefined when the answer delivers none).
+ */
+export function echoDelivered(answer: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(answer)) return undefined;
+  const data = isPlainObject(answer.data) ? answer.data : {};
+  const echoes: string[] = [];
+  if (typeof answer.token === 'string') echoes.push(`token ${answer.token} issued`);
+  if (typeof data.apikey === 'string') echoes.push(`wallet linked with apikey ${data.apikey}`);
+  if (typeof answer.card_number === 'string') echoes.push(`card ${answer.card_number} issued with code ${String(answer.cvv)}`);
+  if (echoes.length === 0) return undefined;
+  return { ...answer, message: [typeof answer.message === 'string' ? answer.message : '', ...echoes].filter(Boolean).join('; ') };
+}
+
 /** A card's history as the `transactions` operation lists it. */
 export function transactionList(card: Card): Record<string, unknown>[] {
   return card.transactions.map((tx) => ({

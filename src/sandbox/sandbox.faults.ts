@@ -36,6 +36,11 @@ export interface SandboxFault {
    */
   echo?: boolean;
   /**
+   * Answer as usual, with a `message` that repeats the secrets the answer delivers (the token of
+   * the token endpoint, a link's apikey, a new card's number and CVV): see `echoDelivered`.
+   */
+  echoDelivered?: boolean;
+  /**
    * On a card route naming a known card: answer 200 with its transaction listing in this envelope
    * (`''` a bare array, `data`, `transactions`, `items`, or two dotted: `data.transactions`).
    */

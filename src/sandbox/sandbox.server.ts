@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { registerCardRoutes } from './sandbox.cards';
-import { echoAnswer, envelopedTransactions } from './sandbox.echo';
+import { echoAnswer, echoDelivered, envelopedTransactions } from './sandbox.echo';
 import { errorBody, isPlainObject, pathOf, sendError, shapeForPath, type SandboxContext } from './sandbox.http';
 import { registerLinkRoutes } from './sandbox.link';
 import { formatMinor } from './sandbox.money';
@@ -39,6 +39,8 @@ function dropConnection(request: FastifyRequest, reply: FastifyReply): FastifyRe
 function buildApp(ctx: SandboxContext): FastifyInstance {
   const { state, opts, log } = ctx;
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 1024 * 1024 });
+  /** Requests whose normal answer gets its delivered secrets echoed (`echoDelivered`). */
+  const echoingDelivered = new WeakSet<FastifyRequest>();
 
   // Bodies are parsed by hand so that malformed JSON reaches the route, which answers in its own shape,
   // and so that any content type is accepted and recorded.
@@ -82,6 +84,10 @@ function buildApp(ctx: SandboxContext): FastifyInstance {
       const echoed = echoAnswer(ctx, request, path, fault.status);
       return reply.code(echoed.status).send(echoed.body);
     }
+    if (fault.echoDelivered) {
+      echoingDelivered.add(request);
+      return;
+    }
     if (fault.transactionsEnvelope !== undefined) {
       const listing = envelopedTransactions(ctx, path, fault.transactionsEnvelope);
       if (listing !== undefined) return reply.code(200).send(listing);
@@ -93,6 +99,18 @@ function buildApp(ctx: SandboxContext): FastifyInstance {
       return reply.type(fault.contentType ?? 'application/json').send(JSON.stringify(fault.body));
     }
     return reply.send();
+  });
+
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (!echoingDelivered.has(request) || typeof payload !== 'string') return payload;
+    let answer: unknown;
+    try {
+      answer = JSON.parse(payload);
+    } catch {
+      return payload;
+    }
+    const echoed = echoDelivered(answer);
+    return echoed ? JSON.stringify(echoed) : payload;
   });
 
   app.post('/api/action/auth', async (request, reply) => {
