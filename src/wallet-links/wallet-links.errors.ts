@@ -1,6 +1,16 @@
 import { DomainError } from '../common/domain-error';
 
 /**
+ * A customer links only its own email: the token's `email` claim, verified by the identity
+ * provider (`email_verified: true`). Finance and admin may link any email.
+ */
+export class WalletLinkEmailNotVerifiedError extends DomainError {
+  readonly status = 403;
+  readonly code = 'wallet_link_email_not_verified';
+  readonly title = 'The email is not a verified email of the caller';
+}
+
+/**
  * The email already has a wallet link here. For the caller's own link the problem names it
  * (`walletLinkId`, `matricule`), so a retry after a lost answer finds what it created; for
  * someone else's it names nothing.

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
+import { canSee, hasRole, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
 import { afterCursor, DEFAULT_PAGE_SIZE, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { SecretBox } from '../common/secret-box';
@@ -12,7 +12,7 @@ import { WalletLinkClient } from '../provider/clients/wallet-link.client';
 import { ProviderBadResponseError } from '../provider/provider.errors';
 import { apikeyPurpose, type WalletLinkRecord } from './wallet-link.types';
 import type { CreateWalletLinkDto, ListWalletLinksQueryDto, WalletLinkDto, WalletLinkPageDto } from './wallet-links.dto';
-import { WalletLinkExistsError, WalletLinkInProgressError } from './wallet-links.errors';
+import { WalletLinkEmailNotVerifiedError, WalletLinkExistsError, WalletLinkInProgressError } from './wallet-links.errors';
 import { WalletLinksRepository } from './wallet-links.repository';
 
 /** Retry-After of `wallet_link_in_progress`: a link is one provider call, usually well under a second. */
@@ -46,6 +46,7 @@ export class WalletLinksService {
    * make one provider call: the others are answered 409 `wallet_link_in_progress` (Retry-After).
    */
   async create(user: AuthUser, dto: CreateWalletLinkDto): Promise<WalletLinkDto> {
+    refuseUnlessOwnEmail(user, dto.email);
     await this.refuseIfLinked(user, dto.email);
     const claimId = await this.links.claim(
       { ownerId: user.id, email: dto.email, phone: dto.phone, phoneCountry: dto.phoneCountry },
@@ -134,4 +135,21 @@ function toDto(link: WalletLinkRecord): WalletLinkDto {
     ownerId: link.ownerId,
     createdAt: link.createdAt.toISOString(),
   };
+}
+
+/**
+ * Before anything is read or sent: a customer may link only the email its token carries, verified
+ * by the identity provider. Compared whole and case-insensitively, as the one-link-per-email rule
+ * (`email_key`, lower(email)) already treats two spellings of an address as one.
+ */
+function refuseUnlessOwnEmail(user: AuthUser, email: string): void {
+  if (hasRole(user, 'finance', 'admin')) return;
+  if (user.email === undefined || user.emailVerified !== true) {
+    throw new WalletLinkEmailNotVerifiedError(
+      'A customer links only its own email: the token must carry it in `email`, with `email_verified: true`.',
+    );
+  }
+  if (user.email.trim().toLowerCase() !== email.trim().toLowerCase()) {
+    throw new WalletLinkEmailNotVerifiedError("A customer links only its own email: this is not the token's verified email.");
+  }
 }

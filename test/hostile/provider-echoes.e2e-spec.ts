@@ -7,6 +7,7 @@ import { cardsClient, userWithCard } from '../support/cards-factories';
 import { orderRequest, uniqueEmail } from '../support/provider-factories';
 import { testDatabaseUrl, usingRealPostgres } from '../support/test-database';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { tokenWithEmail } from '../wallet-links/link-hosts';
 import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 /**
@@ -144,11 +145,14 @@ describe('provider echoes never reach answers, logs or the database', () => {
 
     // 3. A wallet link refused with an echo of the API key and the bearer.
     echoOnce('/api/agent/link/new');
+    // A customer links only its own verified email (the token's `email` claim).
+    const linkEmail = uniqueEmail('echo');
+    const linkToken = await tokenWithEmail(service, alice.sub, [], linkEmail, true);
     const link = keep(
       await http()
         .post('/v1/wallet-links')
-        .auth(alice.token, { type: 'bearer' })
-        .send({ email: uniqueEmail('echo'), phone: '650000001', phoneCountry: '+237' }),
+        .auth(linkToken, { type: 'bearer' })
+        .send({ email: linkEmail, phone: '650000001', phoneCountry: '+237' }),
     );
     deferExpect(() => expect(link.status).toBe(422));
     deferExpect(() => expect(link.body).toMatchObject({ code: 'provider_link_rejected' }));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { mintToken } from '../../src/auth/token-minter';
 import { DistributionsModule } from '../../src/distributions/distributions.module';
 import { ProviderTokenService } from '../../src/provider/provider-token.service';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
@@ -56,6 +57,18 @@ export function uniqueLinkEmail(prefix = 'link'): string {
   return `${prefix}.${randomUUID().slice(0, 8)}@example.com`;
 }
 
+/** A bearer token of `sub` carrying an `email` claim and `email_verified`. */
+export function tokenWithEmail(
+  service: TestService,
+  sub: string,
+  roles: ('customer' | 'finance' | 'admin')[],
+  email: string,
+  emailVerified: boolean,
+): Promise<string> {
+  const secret = service.config.auth.jwtSecret!;
+  return mintToken({ sub, roles: roles.length ? roles : ['customer'], ttl: '1h', secret, email, emailVerified });
+}
+
 /** A caller of the service with its own bearer token. */
 export async function apiUser(
   service: TestService,
@@ -67,7 +80,15 @@ export async function apiUser(
   return {
     sub,
     token,
-    createLink: (body: Record<string, unknown>) => http().post('/v1/wallet-links').auth(token, { type: 'bearer' }).send(body),
+    /**
+     * A customer links only its own verified email: each link is asked with a token of the same
+     * user carrying the body's email, verified (as the identity provider would issue it).
+     */
+    createLink: async (body: Record<string, unknown>) => {
+      const email = typeof body.email === 'string' ? body.email : undefined;
+      const linkToken = email === undefined ? token : await tokenWithEmail(service, sub, roles, email, true);
+      return http().post('/v1/wallet-links').auth(linkToken, { type: 'bearer' }).send(body);
+    },
     getLink: (id: string) => http().get(`/v1/wallet-links/${id}`).auth(token, { type: 'bearer' }),
     listLinks: (query: Record<string, string | number> = {}) => http().get('/v1/wallet-links').query(query).auth(token, { type: 'bearer' }),
     createInit: (body: Record<string, unknown>, key: string = randomUUID()) =>

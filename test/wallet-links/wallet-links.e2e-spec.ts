@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import request from 'supertest';
 import { WalletLinkClient } from '../../src/provider/clients/wallet-link.client';
 import { WalletLinksService } from '../../src/wallet-links/wallet-links.service';
-import { apiUser, databaseDump, LINK_API_KEY, startLinkHosts, uniqueLinkEmail, type LinkHosts } from './link-hosts';
+import { apiUser, databaseDump, LINK_API_KEY, startLinkHosts, tokenWithEmail, uniqueLinkEmail, type LinkHosts } from './link-hosts';
 
 describe('wallet links end to end', () => {
   let hosts: LinkHosts;
@@ -189,13 +192,67 @@ describe('wallet links end to end', () => {
     expect((await alice.listLinks()).body.items).toEqual([]);
   });
 
-  it('roles: a finance-only token cannot create (403); no token is 401', async () => {
-    const finance = await apiUser(hosts.service, 'fin_only', 'finance');
-    const before = linkRequests().length;
-    expect(keep(await finance.createLink(linkBody())).status).toBe(403);
-    const anonymous = await (await import('supertest')).default(hosts.service.server).post('/v1/wallet-links').send(linkBody());
-    expect(anonymous.status).toBe(401);
-    expect(linkRequests()).toHaveLength(before);
+  describe('a customer links only its own verified email; finance and admin any email', () => {
+    const post = (token: string, body: Record<string, unknown>) =>
+      request(hosts.service.server).post('/v1/wallet-links').auth(token, { type: 'bearer' }).send(body);
+    const refusedWithoutEffect = async (res: request.Response, email: string, before: number) => {
+      keep(res);
+      expect(res.status).toBe(403);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 403, code: 'wallet_link_email_not_verified' });
+      expect(linkRequests()).toHaveLength(before);
+      expect(await hosts.service.prisma.walletLink.count({ where: { email: { equals: email, mode: 'insensitive' } } })).toBe(0);
+    };
+
+    it('403 wallet_link_email_not_verified, with no provider call: no email claim, an unverified one, or another email', async () => {
+      const sub = `cust_${randomUUID().slice(0, 8)}`;
+      const email = uniqueLinkEmail('own');
+      const before = linkRequests().length;
+      await refusedWithoutEffect(await post(await hosts.service.bearer(sub), linkBody({ email })), email, before);
+      await refusedWithoutEffect(
+        await post(await tokenWithEmail(hosts.service, sub, [], email, false), linkBody({ email })),
+        email,
+        before,
+      );
+      const other = uniqueLinkEmail('other');
+      await refusedWithoutEffect(
+        await post(await tokenWithEmail(hosts.service, sub, [], email, true), linkBody({ email: other })),
+        other,
+        before,
+      );
+      // A claim that merely says "true" as text is not a verification.
+      const textual = await new SignJWT({ roles: ['customer'], email, email_verified: 'true' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(sub)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(hosts.service.config.auth.jwtSecret));
+      await refusedWithoutEffect(await post(textual, linkBody({ email })), email, before);
+    });
+
+    it('its own verified email links, whatever the case of its spelling', async () => {
+      const sub = `cust_${randomUUID().slice(0, 8)}`;
+      const email = `Awa.${randomUUID().slice(0, 8)}@Example.COM`;
+      const token = await tokenWithEmail(hosts.service, sub, [], email, true);
+      const res = keep(await post(token, linkBody({ email: email.toLowerCase() })));
+      expect(res.status).toBe(201);
+      const stored = await hosts.service.prisma.walletLink.findUniqueOrThrow({ where: { id: res.body.id } });
+      expect(stored).toMatchObject({ ownerId: sub, email: email.toLowerCase() });
+    });
+
+    it('finance and admin link any email, with no email claim at all', async () => {
+      for (const role of ['finance', 'admin'] as const) {
+        const token = await hosts.service.bearer(`${role}_links_${randomUUID().slice(0, 8)}`, role);
+        const res = keep(await post(token, linkBody()));
+        expect([role, res.status]).toEqual([role, 201]);
+      }
+    });
+
+    it('no token is 401', async () => {
+      const before = linkRequests().length;
+      expect((await request(hosts.service.server).post('/v1/wallet-links').send(linkBody())).status).toBe(401);
+      expect(linkRequests()).toHaveLength(before);
+    });
   });
 
   it('no apikey in any answer, in any log line, or anywhere in a database dump', async () => {

@@ -444,7 +444,7 @@ export interface paths {
         put?: never;
         /**
          * Link a wallet user at the provider
-         * @description Calls the provider's link/new with the email and phone, stores the returned matricule and keeps the provider's apikey encrypted (never returned). One link per email: a second request for an email already linked here is 409 `wallet_link_exists` (for your own link the problem carries `walletLinkId` and `matricule`), with no provider call. Concurrent requests for one email (on any instance) make one provider call: while it runs, the others are 409 `wallet_link_in_progress` with `Retry-After`; a retry then gets the link (or, if that call failed, makes its own).
+         * @description Calls the provider's link/new with the email and phone, stores the returned matricule and keeps the provider's apikey encrypted (never returned). A customer links only its own email: the token's `email` claim with `email_verified: true` (else 403 `wallet_link_email_not_verified`, before any provider call); finance and admin may link any email. One link per email: a second request for an email already linked here is 409 `wallet_link_exists` (for your own link the problem carries `walletLinkId` and `matricule`), with no provider call. Concurrent requests for one email (on any instance) make one provider call: while it runs, the others are 409 `wallet_link_in_progress` with `Retry-After`; a retry then gets the link (or, if that call failed, makes its own).
          */
         post: operations["createWalletLink"];
         delete?: never;
@@ -3765,7 +3765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Requires one of the roles: customer, admin */
+            /** @description Requires one of the roles: customer, finance, admin */
             403: {
                 headers: {
                     [name: string]: unknown;
