@@ -268,7 +268,7 @@ export function sentTextContext(sent: unknown): Pick<ProviderTextContext, 'allow
  * - `secret`: a value the service exists to receive (a token, a link's apikey, a card's number and
  *   CVV): kept exact, and registered with the scrubber before anything else of the answer is read;
  * - `id`: an identifier we will hold (kept, and its occurrences in the answer's texts keep their digits);
- * - `text`: a typed value (amount, status, date...): kept, without registered secret values;
+ * - `text`: a typed value (amount, balance, date, a name we stored): kept, without registered secret values;
  * - `code`: a status-like code: a number, or a string of at most three digits; else free text;
  * - `{ fields, items }`: an object's known members, an array's items.
  * Everything else the provider wrote is free text (`scrubText`), and every member whose name looks

@@ -1,33 +1,31 @@
 import type { AnswerShape } from '../logging/redaction';
 
 /**
- * The fields of each provider answer that a client reads, by endpoint (see `AnswerShape` in
- * logging/redaction.ts): these are kept as typed; everything else the provider writes is free text
- * and passes the one digit rule. A field the service starts reading belongs here, or it will come
- * back masked.
+ * The fields of each provider answer that a client reads and needs exact, by endpoint (see
+ * `AnswerShape` in logging/redaction.ts): identifiers, amounts, dates, the secrets it delivers, the
+ * card user's data. Everything else the provider writes is free text and passes the one digit
+ * rule, which leaves words alone: a status, a currency or a message keeps its text unless it holds
+ * a run of three digits. A field the service starts reading with digits in it belongs here, or it
+ * will come back masked.
  */
 
-/** The members of the documented error bodies (`{error, message}`, `{success: false, message}`, `{code, success, message}`). */
-const ERROR_FIELDS: Record<string, AnswerShape> = { success: 'text', status: 'text', code: 'code', error: 'code' };
+/** The codes of the documented error bodies (`{error, message}`, `{code, success, message}`, the pay-in envelope's `code`). */
+const ERROR_FIELDS: Record<string, AnswerShape> = { code: 'code', error: 'code' };
 
 const shape = (fields: Record<string, AnswerShape>): AnswerShape => ({ fields: { ...ERROR_FIELDS, ...fields } });
 
 const PAYIN_TRANSACTION: AnswerShape = {
   fields: {
-    operation: 'text',
     reference: 'id',
     external_reference: 'id',
     transaction_reference: 'id',
-    transaction_category: 'text',
-    transaction_channel: 'text',
     amount: 'text',
-    currency: 'text',
   },
 };
 
 /** A card transaction as the listing gives it (the fields the card history shows). */
 const CARD_TRANSACTION: AnswerShape = {
-  fields: { transaction_id: 'id', type: 'text', amount: 'text', currency: 'text', balance_after: 'text', created_at: 'text' },
+  fields: { transaction_id: 'id', amount: 'text', balance_after: 'text', created_at: 'text' },
 };
 const TRANSACTION_LIST: AnswerShape = { items: CARD_TRANSACTION };
 /** Every envelope `transactionListOf` reads: a bare array, or one under `transactions`, `data`, `items`, up to two levels. */
@@ -48,7 +46,7 @@ const ANSWER_SHAPES: Readonly<Record<string, AnswerShape>> = {
   'cards.user.create': shape({ user_id: 'id', reference: 'id' }),
   'cards.user.get': shape({ user_id: 'id', reference: 'id', first_name: 'text', last_name: 'text', email: 'text', cards: { items: 'id' } }),
   'cards.card.create': shape({ card_id: 'id', card_number: 'secret', expiry: 'text', cvv: 'secret' }),
-  'cards.card.get': shape({ card_id: 'id', card_number: 'secret', expiry: 'text', cvv: 'secret', balance: 'text', currency: 'text' }),
+  'cards.card.get': shape({ card_id: 'id', card_number: 'secret', expiry: 'text', cvv: 'secret', balance: 'text' }),
   'cards.operation.topup': CARD_BALANCE_RESULT,
   'cards.operation.withdraw': CARD_BALANCE_RESULT,
   'cards.operation.transactions': LISTING,
