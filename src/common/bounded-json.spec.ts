@@ -85,7 +85,7 @@ describe('bodyRefusal', () => {
   });
 });
 
-/** The exact value of a JSON number literal as numerator x 10^exponent, by BigInt (an oracle independent of jsonNumberValue). */
+/** The exact value of a JSON number literal as numerator x 10^exponent, by BigInt (an oracle independent of the scanner). */
 function exactValue(text: string): { numerator: bigint; exponent: number } {
   const [mantissa, exponent = '0'] = text.toLowerCase().split('e');
   const [int, frac = ''] = mantissa.split('.');

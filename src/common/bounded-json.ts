@@ -75,7 +75,7 @@ export function scanJson(text: string, bounds: BodyBounds = BODY_BOUNDS): JsonSc
     if (char === MINUS || isDigit(char)) {
       const end = endOfNumber(text, i);
       const isValue = depth === 0 ? before === -1 : isObject[depth - 1] ? before === COLON : before === OPEN_BRACKET || before === COMMA;
-      if (isValue && !isExactNumberText(text.slice(i, end))) inexactNumbers.push(i, end);
+      if (isValue && !isExactNumberText(text, i, end)) inexactNumbers.push(i, end);
       i = end - 1;
       previous = DIGIT_ZERO;
     }
@@ -126,71 +126,93 @@ export function checkedJsonText(text: string, bounds: BodyBounds = BODY_BOUNDS):
   return { text: pieces.join('') };
 }
 
-/** A decimal by digits: sign, significant digits (no leading or trailing zero), and where the point goes. */
-interface DecimalValue {
+/**
+ * A JSON number literal read by digits, as offsets into its text: sign, first and last significant
+ * digit (inclusive; -1 for zero), their count, and where the point goes (the value is
+ * 0.d1d2... x 10^point; infinite when the exponent has more digits than a double could use).
+ */
+interface NumberLiteral {
   negative: boolean;
-  /** '' for zero. */
-  digits: string;
-  /** The value is 0.digits x 10^point (infinite when the exponent has more digits than a double could use). */
+  first: number;
+  last: number;
+  count: number;
   point: number;
 }
 
 /**
- * The exact value of a JSON number literal (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`), read by
- * digits; undefined when the text is not one. Hand-written so that it stays linear whatever the text.
+ * `text[start, end)` read as a JSON number (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`), or
+ * undefined when it is not one. Hand-written, one pass, no slice of the digits: linear whatever the text.
  */
-export function jsonNumberValue(text: string): DecimalValue | undefined {
-  let i = 0;
-  const negative = text.charCodeAt(0) === MINUS;
+function readNumberLiteral(text: string, start: number, end: number): NumberLiteral | undefined {
+  let i = start;
+  const negative = text.charCodeAt(i) === MINUS;
   if (negative) i++;
-  const intStart = i;
-  if (text.charCodeAt(i) === DIGIT_ZERO) i++;
-  else if (isDigit(text.charCodeAt(i))) while (isDigit(text.charCodeAt(i))) i++;
-  else return undefined;
-  const intEnd = i;
-  let fracEnd = i;
-  if (text.charCodeAt(i) === DOT) {
-    i++;
-    if (!isDigit(text.charCodeAt(i))) return undefined;
-    while (isDigit(text.charCodeAt(i))) i++;
-    fracEnd = i;
+  if (!isDigit(text.charCodeAt(i))) return undefined;
+  if (text.charCodeAt(i) === DIGIT_ZERO && isDigit(text.charCodeAt(i + 1))) return undefined;
+  let first = -1;
+  let last = -1;
+  let dot = -1;
+  for (; i < end; i++) {
+    const char = text.charCodeAt(i);
+    if (char === DOT) {
+      if (dot !== -1 || !isDigit(text.charCodeAt(i + 1))) return undefined;
+      dot = i;
+    } else if (isDigit(char)) {
+      if (char !== DIGIT_ZERO) {
+        if (first === -1) first = i;
+        last = i;
+      }
+    } else break;
   }
+  const intEnd = dot === -1 ? i : dot;
   let exponent = 0;
-  const e = text.charCodeAt(i);
-  if (e === LOWER_E || e === UPPER_E) {
+  if (i < end) {
+    const e = text.charCodeAt(i);
+    if (e !== LOWER_E && e !== UPPER_E) return undefined;
     i++;
     const sign = text.charCodeAt(i);
     if (sign === PLUS || sign === MINUS) i++;
-    if (!isDigit(text.charCodeAt(i))) return undefined;
+    if (i >= end) return undefined;
     let digitsStart = i;
-    while (text.charCodeAt(digitsStart) === DIGIT_ZERO) digitsStart++;
-    while (isDigit(text.charCodeAt(i))) i++;
+    while (digitsStart < end - 1 && text.charCodeAt(digitsStart) === DIGIT_ZERO) digitsStart++;
+    for (let k = i; k < end; k++) if (!isDigit(text.charCodeAt(k))) return undefined;
     // Past 15 digits no double is anything but zero or infinite: the exact size no longer matters.
-    const magnitude = i - digitsStart > 15 ? Infinity : Number(text.slice(digitsStart, i) || '0');
+    const magnitude = end - digitsStart > 15 ? Infinity : Number(text.slice(digitsStart, end));
     exponent = sign === MINUS ? -magnitude : magnitude;
   }
-  if (i !== text.length) return undefined;
-  const all = text.slice(intStart, intEnd) + (fracEnd > intEnd ? text.slice(intEnd + 1, fracEnd) : '');
-  let first = 0;
-  while (first < all.length && all.charCodeAt(first) === DIGIT_ZERO) first++;
-  let last = all.length;
-  while (last > first && all.charCodeAt(last - 1) === DIGIT_ZERO) last--;
-  return { negative, digits: all.slice(first, last), point: intEnd - intStart - first + exponent };
+  if (first === -1) return { negative, first, last, count: 0, point: 0 };
+  const dotBetween = dot !== -1 && first < dot && dot < last ? 1 : 0;
+  const point = (first < intEnd ? intEnd - first : dot + 1 - first) + exponent;
+  return { negative, first, last, count: last - first + 1 - dotBetween, point };
+}
+
+/** Whether two literals denote the same value, digit by digit (the point skipped). */
+function sameNumber(a: string, x: NumberLiteral, b: string, y: NumberLiteral): boolean {
+  if (x.count === 0 || y.count === 0) return x.count === y.count;
+  if (x.negative !== y.negative || x.count !== y.count || x.point !== y.point) return false;
+  for (let i = x.first, j = y.first; i <= x.last; i++, j++) {
+    if (a.charCodeAt(i) === DOT) i++;
+    if (b.charCodeAt(j) === DOT) j++;
+    if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
+  }
+  return true;
 }
 
 /**
- * Whether a JSON number literal denotes exactly the value of the double it parses to, judged by
- * that double's shortest decimal (`String(Number(text))`): '1500.0' and '1.5e3' are, while
- * '1500.0000000000001' (1500), '9007199254740993' (…992) and '1e400' (Infinity) are not. By
- * digits, without float arithmetic; text that is no JSON number counts as exact (the parser refuses it).
+ * Whether the JSON number literal `text[start, end)` denotes exactly the value of the double it
+ * parses to, judged by that double's shortest decimal (`String(Number(text))`): '1500.0' and
+ * '1.5e3' are, while '1500.0000000000001' (1500), '9007199254740993' (…992) and '1e400'
+ * (Infinity) are not. By digits, without float arithmetic; text that is no JSON number counts as
+ * exact (the parser refuses it).
  */
-export function isExactNumberText(text: string): boolean {
-  const written = jsonNumberValue(text);
+export function isExactNumberText(text: string, start = 0, end = text.length): boolean {
+  const written = readNumberLiteral(text, start, end);
   if (written === undefined) return true;
-  const printed = jsonNumberValue(String(Number(text)));
-  if (printed === undefined) return false;
-  if (written.digits === '' || printed.digits === '') return written.digits === printed.digits;
-  return written.negative === printed.negative && written.point === printed.point && written.digits === printed.digits;
+  const literal = start === 0 && end === text.length ? text : text.slice(start, end);
+  const printed = String(Number(literal));
+  if (printed === literal) return true;
+  const shown = readNumberLiteral(printed, 0, printed.length);
+  return shown !== undefined && sameNumber(text, written, printed, shown);
 }
 
 /**
