@@ -7,20 +7,25 @@ import { documentProblemResponses, ProblemDetailsDto } from './common/openapi-pr
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
 import { BODY_BOUNDS, bodyRefusal, formExcess, jsonExcess, QueryTooComplexError } from './common/bounded-json';
-import { clientErrorHandler, routerErrorHandler } from './common/http-edge-errors';
+import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from './common/connection-limits';
+import { clientErrorHandler, InvalidPreflightError, MissingHostError, routerErrorHandler } from './common/http-edge-errors';
 import { securityHeadersFor } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
-import { redactUrl, registerConfiguredSecrets } from './logging/redaction';
+import { registerConfiguredSecrets } from './logging/redaction';
 import { requestContext } from './logging/request-context';
 import { MetricsService } from './metrics/metrics.service';
 import { CallbackUrlsService } from './orders/callback-urls.service';
+import { authenticateRequest } from './auth/auth.guard';
+import { JwtVerifier } from './auth/jwt-verifier.service';
+import { DATABASE_POOL_SIZE } from './database/prisma.service';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -44,8 +49,17 @@ export async function createApp(
     // accepts a hop count too, which its typings omit.
     trustProxy: config.trustProxy as boolean | string[],
     // Errors of the router and of node's HTTP parser are problem+json like all others.
-    frameworkErrors: routerErrorHandler(logger, REQUEST_ID_HEADER),
-    clientErrorHandler: clientErrorHandler(logger, REQUEST_ID_HEADER),
+    frameworkErrors: routerErrorHandler(logger, REQUEST_ID_HEADER, SECURITY_HEADERS),
+    clientErrorHandler: clientErrorHandler(logger, REQUEST_ID_HEADER, SECURITY_HEADERS),
+    // A client must send its request in time (see HTTP_TIMEOUTS); past it, 408 problem+json
+    // (clientErrorHandler) and the socket is closed.
+    requestTimeout: HTTP_TIMEOUTS.requestTimeoutMs,
+    http: {
+      headersTimeout: HTTP_TIMEOUTS.headersTimeoutMs,
+      connectionsCheckingInterval: HTTP_TIMEOUTS.connectionsCheckingIntervalMs,
+      // Node answers a request without Host with a bare 400 of its own; the hook below answers it as problem+json.
+      requireHostHeader: false,
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger, options.extraImports), adapter, {
     logger: new PinoNestLogger(logger.child({ component: 'nest' })),
@@ -56,6 +70,7 @@ export async function createApp(
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  limitConnections(fastify.server, config, logger);
   registerBodyParsers(fastify);
   // First, so that every answer carries them, a refusal by a later hook too.
   fastify.addHook('onRequest', (_request, reply, done) => {
@@ -73,6 +88,27 @@ export async function createApp(
     const excess =
       queryAt === -1 || isCallbackRoute(request) ? undefined : formExcess(request.url.slice(queryAt + 1), BODY_BOUNDS, 'The query string');
     done(excess === undefined ? undefined : new QueryTooComplexError(excess));
+  });
+  const refuse = routerErrorHandler(logger, REQUEST_ID_HEADER, SECURITY_HEADERS);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    // HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 may omit it.
+    if (request.raw.httpVersion !== '1.0' && request.headers.host === undefined)
+      return refuse(new MissingHostError('The request has no Host header.'), request, reply);
+    // @fastify/cors answers these with a text/plain 400 of its own.
+    const preflight = request.method === 'OPTIONS' && config.corsOrigins.length > 0;
+    if (preflight && (!request.headers.origin || !request.headers['access-control-request-method']))
+      return refuse(
+        new InvalidPreflightError('An OPTIONS request needs the Origin and Access-Control-Request-Method headers.'),
+        request,
+        reply,
+      );
+    done();
+  });
+  // The token is verified before the body is read: an unauthenticated client is answered 401 at
+  // once, whatever body it sends or withholds. AuthGuard then uses this caller and checks the roles.
+  const verifier = app.get(JwtVerifier);
+  fastify.addHook('onRequest', async (request) => {
+    if (needsToken(request)) await authenticateRequest(verifier, request);
   });
   // server.close() closes the keep-alive connections idle when it starts; one whose request was
   // still in flight stayed open after its answer until Fastify's keepAliveTimeout (72 s), and the
@@ -92,11 +128,12 @@ export async function createApp(
     const route = request.routeOptions?.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    // The route pattern, never the URL: its path or query may hold a callback token, in spellings no redaction foresees.
     logger.info(
       {
         requestId: request.id,
         method: request.method,
-        url: redactUrl(request.url),
+        route,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime),
       },
@@ -135,6 +172,45 @@ function routeOf(request: RoutedRequest): string | undefined {
 
 function isCallbackRoute(request: RoutedRequest): boolean {
   return routeOf(request)?.startsWith(CALLBACK_ROUTE_PREFIX) === true;
+}
+
+/**
+ * Every route but the public ones needs a bearer token. An unmatched URL needs none (it is 404),
+ * nor does an OPTIONS request (CORS preflights carry no credentials).
+ */
+function needsToken(request: RoutedRequest & { method: string }): boolean {
+  const route = routeOf(request);
+  if (route === undefined || request.method === 'OPTIONS') return false;
+  return !PUBLIC_ROUTE_PREFIXES.some((prefix) => route.startsWith(prefix));
+}
+
+/**
+ * Caps the connections held at once (connectionCap) below the file-descriptor limit: a flood of
+ * connections is refused at the door instead of taking the descriptors of the database pool.
+ * Refusals are logged at most once per DROP_LOG_INTERVAL_MS, with their count.
+ */
+const DROP_LOG_INTERVAL_MS = 10_000;
+function limitConnections(server: Server, config: AppConfig, logger: Logger) {
+  const cap = connectionCap({
+    fileDescriptorLimit: fileDescriptorLimit(),
+    databasePoolSize: DATABASE_POOL_SIZE,
+    configured: config.httpMaxConnections,
+  });
+  server.maxConnections = cap.maxConnections;
+  if (cap.lowered)
+    logger.warn(
+      { configured: config.httpMaxConnections, maxConnections: cap.maxConnections, fileDescriptorLimit: cap.fileDescriptorLimit },
+      'HTTP_MAX_CONNECTIONS is above what the file-descriptor limit allows: lowered',
+    );
+  let dropped = 0;
+  let lastLogAt = 0;
+  server.on('drop', () => {
+    dropped++;
+    if (Date.now() - lastLogAt < DROP_LOG_INTERVAL_MS) return;
+    lastLogAt = Date.now();
+    logger.warn({ dropped, maxConnections: cap.maxConnections }, 'connection limit reached: new connections closed');
+    dropped = 0;
+  });
 }
 
 /** helmet's headers, computed once (see securityHeadersFor); the CSP lets the Swagger UI run. */

@@ -9,7 +9,7 @@ import { loadAppConfig, type AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DomainError, ForbiddenError, UnauthenticatedError } from '../common/domain-error';
 import { Auth, CurrentUser } from './auth.decorator';
-import { AuthGuard, DuplicateAuthorizationError, type AuthenticatedRequest } from './auth.guard';
+import { AuthGuard, authenticateRequest, DuplicateAuthorizationError, type AuthenticatedRequest } from './auth.guard';
 import { AuthModule } from './auth.module';
 import type { AuthUser, Role } from './auth.types';
 import { mintToken } from './token-minter';
@@ -88,6 +88,37 @@ describe('AuthGuard', () => {
 
   it('accepts the scheme in any case', async () => {
     await expect(check('summary', { authorization: `bearer ${await tokenFor(['finance'])}` })).resolves.toBe(true);
+  });
+});
+
+describe('authenticateRequest (the HTTP layer, before the body is read)', () => {
+  const verifier = new JwtVerifier(config);
+  const guard = new AuthGuard(new Reflector(), verifier);
+
+  it('verifies once: the guard uses its caller, and still checks the roles', async () => {
+    const { request, context } = contextFor('summary', { authorization: `Bearer ${await tokenFor(['customer'], 'carol')}` });
+    await expect(authenticateRequest(verifier, request)).resolves.toEqual({ id: 'carol', roles: ['customer'] });
+    const verify = jest.spyOn(verifier, 'verify');
+    await expect(guard.canActivate(context)).rejects.toBeInstanceOf(ForbiddenError);
+    expect(request.user).toEqual({ id: 'carol', roles: ['customer'] });
+    expect(verify).not.toHaveBeenCalled();
+    verify.mockRestore();
+  });
+
+  it('refuses what the guard refuses: no token, a bad one, two headers', async () => {
+    await expect(authenticateRequest(verifier, { headers: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(authenticateRequest(verifier, { headers: { authorization: 'Bearer nope' } })).rejects.toBeInstanceOf(UnauthenticatedError);
+    const token = await tokenFor(['admin']);
+    const raw = ['Authorization', `Bearer ${token}`, 'Authorization', `Bearer ${token}`];
+    await expect(
+      authenticateRequest(verifier, { headers: { authorization: `Bearer ${token}` }, raw: { rawHeaders: raw } }),
+    ).rejects.toBeInstanceOf(DuplicateAuthorizationError);
+  });
+
+  it('a caller set on the request by anything else is not trusted: the guard verifies', async () => {
+    const { request, context } = contextFor('summary', {});
+    request.user = { id: 'mallory', roles: ['admin'] };
+    await expect(guard.canActivate(context)).rejects.toBeInstanceOf(UnauthenticatedError);
   });
 });
 

@@ -22,8 +22,28 @@ export class DuplicateAuthorizationError extends DomainError {
 }
 
 /**
- * Authenticates the bearer token, attaches the caller as `request.user`, then enforces the
- * route's roles. Used through `@Auth(...)`, never alone, so that Swagger shows the security too.
+ * Callers authenticated by the HTTP layer's `onRequest` hook (authenticateRequest), before the
+ * body was read. Kept here rather than trusted from `request.user`, which anything may set.
+ */
+const authenticatedAtEdge = new WeakMap<object, AuthUser>();
+
+/**
+ * Refuses two Authorization headers and verifies the bearer token; on success the caller is
+ * remembered for the request, and AuthGuard does not verify it again. Called by the HTTP layer
+ * for every route that needs a token, so that an unauthenticated client is answered 401 before
+ * its body is read (a stalled or large body costs it nothing then).
+ */
+export async function authenticateRequest(verifier: JwtVerifier, request: AuthenticatedRequest & object): Promise<AuthUser> {
+  refuseDuplicateAuthorization(request);
+  const user = await verifier.verify(readBearerToken(request.headers.authorization));
+  authenticatedAtEdge.set(request, user);
+  return user;
+}
+
+/**
+ * Attaches the caller as `request.user` (authenticated by the HTTP layer, or here when the
+ * request did not pass through it), then enforces the route's roles. Used through `@Auth(...)`,
+ * never alone, so that Swagger shows the security too.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -34,8 +54,7 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    refuseDuplicateAuthorization(request);
-    const user = await this.verifier.verify(readBearerToken(request.headers.authorization));
+    const user = authenticatedAtEdge.get(request) ?? (await authenticateRequest(this.verifier, request));
     request.user = user;
     const required = this.reflector.getAllAndOverride<Role[] | undefined>(AUTH_ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
     if (!satisfiesRoles(user, required)) {

@@ -41,8 +41,25 @@ export class RequestTimeoutError extends DomainError {
   readonly title = 'The request took too long to arrive';
 }
 
-/** Fastify's `frameworkErrors`: router errors, answered before any hook or route runs. */
-export function routerErrorHandler(logger: Logger, requestIdHeader: string) {
+export class MissingHostError extends DomainError {
+  readonly status = 400;
+  readonly code = 'missing_host';
+  readonly title = 'The request has no Host header';
+}
+
+export class InvalidPreflightError extends DomainError {
+  readonly status = 400;
+  readonly code = 'invalid_preflight';
+  readonly title = 'The CORS preflight request is incomplete';
+}
+
+/**
+ * Fastify's `frameworkErrors`: router errors, answered before any hook or route runs (hence the
+ * security headers given here). Also answers the HTTP layer's own refusals in `onRequest` hooks,
+ * where an error passed on would reach Fastify's default error handler on the routes Nest does
+ * not own (the CORS preflight route, unmatched URLs).
+ */
+export function routerErrorHandler(logger: Logger, requestIdHeader: string, securityHeaders: Readonly<Record<string, string>> = {}) {
   const problems = new ProblemDetailsFilter(logger);
   return (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
     const domainError =
@@ -55,16 +72,20 @@ export function routerErrorHandler(logger: Logger, requestIdHeader: string) {
     if (problem.status >= 500) logger.error({ err: error }, 'router failed');
     void reply
       .status(problem.status)
-      .headers({ ...headers, [requestIdHeader]: String(request.id), 'content-type': PROBLEM_CONTENT_TYPE })
+      .headers({ ...securityHeaders, ...headers, [requestIdHeader]: String(request.id), 'content-type': PROBLEM_CONTENT_TYPE })
       .send(JSON.stringify(problem));
   };
 }
 
 /**
  * The HTTP server's `clientError`: a request node could not parse (oversize headers, garbage,
- * a timeout). No route, no reply object: the answer is written on the socket, which is then closed.
+ * a timeout). No route, no reply object: the answer is written on the socket, with the headers
+ * every answer carries (`headers`: the security headers), and the socket is then closed.
  */
-export function clientErrorHandler(logger: Logger, requestIdHeader: string) {
+export function clientErrorHandler(logger: Logger, requestIdHeader: string, headers: Readonly<Record<string, string>> = {}) {
+  const extraHeaders = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   const problems = new ProblemDetailsFilter(logger);
   return (error: Error & { code?: string }, socket: Socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -78,11 +99,13 @@ export function clientErrorHandler(logger: Logger, requestIdHeader: string) {
     const { problem } = problems.toProblem(domainError, requestId);
     const body = JSON.stringify(problem);
     logger.debug({ err: error, requestId, status: problem.status }, 'client error');
-    if (!socket.writable) return void socket.destroy();
+    // An answer already begun on this socket (a request timed out while its answer streamed) cannot take another.
+    const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (!socket.writable || answering) return void socket.destroy();
     socket.end(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
         `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${requestIdHeader}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+        `${requestIdHeader}: ${requestId}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
     );
   };
 }

@@ -67,6 +67,8 @@ export interface AppConfig {
   publicRateLimitPerMinute: number;
   /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY): false, true, a hop count or addresses/CIDRs. */
   trustProxy: boolean | number | string[];
+  /** HTTP_MAX_CONNECTIONS: connections accepted at once; unset, derived from the file-descriptor limit (connectionCap). */
+  httpMaxConnections?: number;
   /** Live-status streams (GET /v1/orders/{id}/events) this instance holds open at once. */
   sse: {
     /** SSE_MAX_STREAMS_PER_USER: per user id, counted on this instance. */
@@ -254,6 +256,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     corsOrigins,
     publicRateLimitPerMinute: integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
+    httpMaxConnections: read('HTTP_MAX_CONNECTIONS') === undefined ? undefined : integer('HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
     sse: {
       maxStreamsPerUser: integer('SSE_MAX_STREAMS_PER_USER', 20, 1, 10_000),
       maxStreams: integer('SSE_MAX_STREAMS', 10_000, 1, 1_000_000),

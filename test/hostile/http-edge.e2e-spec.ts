@@ -30,6 +30,9 @@ function rawRequest(port: number, text: string): Promise<{ status: number; heade
 }
 
 const PUBLIC_LIMIT = 5;
+const CORS_ORIGIN = 'https://shop.example.com';
+/** Some of helmet's headers (SECURITY_HEADERS in create-app.ts), which every answer carries. */
+const SECURITY_HEADER_NAMES = ['content-security-policy', 'strict-transport-security', 'x-content-type-options', 'x-frame-options'];
 
 describe('the HTTP edge under attack', () => {
   let sandbox: RunningSandbox;
@@ -51,6 +54,7 @@ describe('the HTTP edge under attack', () => {
   ) => {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    for (const name of SECURITY_HEADER_NAMES) expect([name, res.headers[name]]).toEqual([name, expect.any(String)]);
     const body = typeof res.body === 'string' ? JSON.parse(res.body) : res.text ? JSON.parse(res.text) : res.body;
     expect(body).toMatchObject({
       type: expect.stringContaining(code),
@@ -64,9 +68,12 @@ describe('the HTTP edge under attack', () => {
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    service = await startTestService(sandbox, { PUBLIC_RATE_LIMIT_PER_MINUTE: String(PUBLIC_LIMIT), TRUST_PROXY: 'true' }, [], {
-      listen: true,
-    });
+    service = await startTestService(
+      sandbox,
+      { PUBLIC_RATE_LIMIT_PER_MINUTE: String(PUBLIC_LIMIT), TRUST_PROXY: 'true', CORS_ORIGINS: CORS_ORIGIN },
+      [],
+      { listen: true },
+    );
     port = (service.server.address() as AddressInfo).port;
   });
   afterAll(async () => {
@@ -303,9 +310,72 @@ describe('the HTTP edge under attack', () => {
       expectProblem(await rawRequest(port, 'HELLO THERE\r\n\r\n'), 400, 'malformed_request');
     });
 
+    it('a request without Host (HTTP/1.1 requires it; HTTP/1.0 does not)', async () => {
+      expectProblem(await rawRequest(port, 'GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'missing_host');
+      expect((await rawRequest(port, 'GET /health/live HTTP/1.0\r\n\r\n')).status).toBe(200);
+    });
+
+    it('an OPTIONS request that is not a CORS preflight; a preflight passes without a token', async () => {
+      const ip = freshIp();
+      expectProblem(await request(service.server).options('/v1/orders').set('x-forwarded-for', ip), 400, 'invalid_preflight');
+      expectProblem(
+        await request(service.server).options('/v1/orders').set('origin', CORS_ORIGIN).set('x-forwarded-for', ip),
+        400,
+        'invalid_preflight',
+      );
+      const preflight = await request(service.server)
+        .options('/v1/orders')
+        .set('origin', CORS_ORIGIN)
+        .set('access-control-request-method', 'POST')
+        .set('x-forwarded-for', ip);
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe(CORS_ORIGIN);
+    });
+
+    it('a route that needs a token is refused 401 before its body is read', async () => {
+      const refused = await rawRequest(
+        port,
+        'POST /v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"a":',
+      );
+      expectProblem(refused, 401, 'unauthenticated');
+      // The finance list of callbacks is not one of the provider's public routes.
+      expectProblem(await request(service.server).get('/v1/callbacks'), 401, 'unauthenticated');
+      expectProblem(
+        await request(service.server)
+          .get('/v1/callbacks')
+          .auth(await service.bearer('alice'), { type: 'bearer' }),
+        403,
+        'forbidden',
+      );
+    });
+
     it('an unknown route', async () => {
       expectProblem(await request(service.server).get('/nowhere/%41'), 404, 'not_found');
       expectProblem(await request(service.server).delete('/v1/orders'), 404, 'not_found');
+    });
+  });
+
+  describe('the access log names the route, never the URL', () => {
+    it.each([
+      ['the token parameter', (token: string) => `?token=${token}`],
+      ['a percent-encoded name', (token: string) => `?%74oken=${token}`],
+      ['a repeated name', (token: string) => `?token[]=${token}&token[]=${token}`],
+      ['a token in the path', (token: string) => `/${token}?x=1`],
+    ])('%s', async (_name, spelling) => {
+      const alice = await customer(service);
+      const created = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK });
+      const url = new URL(service.get(CallbackUrlsService).urlsFor(created.body.id).successUrl);
+      const token = url.searchParams.get('token')!;
+      const requestId = `log-${randomUUID()}`;
+      await request(service.server)
+        .get(url.pathname + spelling(token))
+        .set('x-forwarded-for', freshIp())
+        .set('x-request-id', requestId);
+      const line = service.logs.entries().find((entry) => entry.requestId === requestId && entry.msg === 'http request');
+      expect(line).toMatchObject({ method: 'GET', status: expect.any(Number) });
+      expect(line?.route === '/v1/callbacks/payin/:orderId/:outcome' || line?.route === 'unmatched').toBe(true);
+      expect(line).not.toHaveProperty('url');
+      expect(JSON.stringify(service.logs.entries())).not.toContain(token);
     });
   });
 
