@@ -2,6 +2,7 @@ import {
   maskCardNumber,
   redact,
   redactUrl,
+  registerConfiguredSecrets,
   registerSecretValue,
   REDACTED,
   isSecretKeyName,
@@ -13,6 +14,7 @@ import {
   storableJson,
   storableText,
 } from './redaction';
+import type { AppConfig } from '../config/app-config';
 
 describe('redaction', () => {
   it('replaces secret fields at any depth and masks card numbers', () => {
@@ -38,6 +40,24 @@ describe('redaction', () => {
     registerSecretValue('tok_live_5d41402abc4b2a76');
     expect(scrubSecretValues('failed with tok_live_5d41402abc4b2a76 in header')).toBe(`failed with ${REDACTED} in header`);
     expect(redact({ message: 'Bearer tok_live_5d41402abc4b2a76' })).toEqual({ message: `Bearer ${REDACTED}` });
+  });
+
+  it('never forgets a configured secret, and forgets the value in use last', () => {
+    registerConfiguredSecrets({
+      provider: { secretKey: 'cfg-secret-kept-01', apiKey: 'cfg-apikey-kept-02', spAuthToken: 'cfg-sp-token-kept-03' },
+      callbackSigningSecret: 'cfg-callback-kept-04',
+      auth: { jwtSecret: 'cfg-jwt-kept-05' },
+      dataEncryptionKey: Buffer.alloc(32, 7),
+    } as unknown as AppConfig);
+    registerSecretValue('tok-in-use-000001');
+    registerSecretValue('tok-unused-000002');
+    for (let i = 0; i < 600; i++) {
+      registerSecretValue(`card-number-${i}-seen`);
+      if (i % 100 === 0) registerSecretValue('tok-in-use-000001');
+    }
+    expect(scrubSecretValues('cfg-secret-kept-01 tok-in-use-000001 tok-unused-000002 card-number-599-seen')).toBe(
+      `${REDACTED} ${REDACTED} tok-unused-000002 ${REDACTED}`,
+    );
   });
 
   it('ignores values too short to be secrets (they would scrub ordinary text)', () => {

@@ -52,17 +52,31 @@ const CARD_NUMBER_LIKE = /(?<![A-Za-z0-9])\d(?:[ -]?\d){12,18}(?![A-Za-z0-9])/g;
 /** Secret query parameters of a URL (our callback URLs carry `token=`). */
 const SECRET_QUERY_VALUE = /([?&](?:token|apikey|api_key|secret)=)[^&#\s"'<>]*/gi;
 
+/** The configuration's secrets: never forgotten. */
+const configuredSecretValues = new Set<string>();
+/** Tokens, link apikeys and card numbers seen, the most recently used last. */
 const knownSecretValues = new Set<string>();
+/** Every log line is matched against them all: the newest few hundred are kept. */
+const MAX_KNOWN_SECRET_VALUES = 500;
 let scrubPattern: RegExp | undefined;
 
-/** Registers a value that must never be printed (API secret, provider token, link apikey, ...). */
+/** Registers a value that must never be printed (provider token, link apikey, card number, ...). */
 export function registerSecretValue(value: string | undefined | null): void {
-  if (!value || value.length < 6 || knownSecretValues.has(value)) return;
+  if (!value || value.length < 6 || configuredSecretValues.has(value)) return;
+  if (knownSecretValues.has(value)) {
+    // Used again: it moves to the newest end, so that the value in use is the last one forgotten.
+    knownSecretValues.delete(value);
+    knownSecretValues.add(value);
+    return;
+  }
   knownSecretValues.add(value);
-  // Bounded: tokens rotate hourly; keep the newest few hundred values.
-  if (knownSecretValues.size > 500) knownSecretValues.delete(knownSecretValues.values().next().value as string);
+  if (knownSecretValues.size > MAX_KNOWN_SECRET_VALUES) knownSecretValues.delete(knownSecretValues.values().next().value as string);
+  rebuildScrubPattern();
+}
+
+function rebuildScrubPattern(): void {
   scrubPattern = new RegExp(
-    [...knownSecretValues]
+    [...configuredSecretValues, ...knownSecretValues]
       .sort((a, b) => b.length - a.length)
       .map(escapeRegExp)
       .join('|'),
@@ -72,6 +86,7 @@ export function registerSecretValue(value: string | undefined | null): void {
 
 /** Registers every secret of the configuration (idempotent): whatever path one takes, it is scrubbed. */
 export function registerConfiguredSecrets(config: AppConfig): void {
+  const before = configuredSecretValues.size;
   for (const secret of [
     config.provider.secretKey,
     config.provider.apiKey,
@@ -80,8 +95,9 @@ export function registerConfiguredSecrets(config: AppConfig): void {
     config.auth.jwtSecret,
     config.dataEncryptionKey.toString('base64'),
   ]) {
-    registerSecretValue(secret);
+    if (secret && secret.length >= 6) configuredSecretValues.add(secret);
   }
+  if (configuredSecretValues.size !== before) rebuildScrubPattern();
 }
 
 export function scrubSecretValues(text: string): string {

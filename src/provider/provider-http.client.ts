@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
+import { registerSecretValue } from '../logging/redaction';
 import { AgentBudgetService } from './agent-budget.service';
 import { ProviderTokenService, type ProviderBearer } from './provider-token.service';
 import { ProviderTransport, type ProviderRequest, type ProviderResponse } from './provider-transport';
@@ -37,6 +38,8 @@ export class ProviderHttpClient {
   private async attempt(request: ProviderRequest, bearer: ProviderBearer) {
     const isAgent = request.path.startsWith(AGENT_PREFIX);
     if (isAgent) await this.budget.take();
+    // The token in use stays among the newest values the scrubber knows (card numbers and apikeys come in between).
+    registerSecretValue(bearer.token);
     const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${bearer.token}` };
     if (isAgent) headers['x-api-key'] = this.config.provider.apiKey;
     if (request.path.startsWith(CARD_PREFIX)) headers['x-sp-auth-token'] = this.config.provider.spAuthToken;
