@@ -107,6 +107,27 @@ describe('slow clients cannot exhaust the process', () => {
     if (limit !== undefined) expect(service.server.maxConnections).toBeLessThan(limit - DATABASE_POOL_SIZE);
   });
 
+  it('HTTP_MAX_CONNECTIONS lowers the cap: connections past it are closed at once, unanswered, and the log says so', async () => {
+    const capped = await startTestService(sandbox, { HTTP_MAX_CONNECTIONS: '20' }, [], { listen: true });
+    const held: Stalled[] = [];
+    try {
+      expect(capped.server.maxConnections).toBe(20);
+      const cappedPort = (capped.server.address() as AddressInfo).port;
+      for (let i = 0; i < 20; i++) held.push(await stall(cappedPort, stalledHeaders()));
+      const open = () => new Promise<number>((resolve) => capped.server.getConnections((_error, count) => resolve(count)));
+      for (let tries = 0; (await open()) < 20 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const extra = await Promise.all(Array.from({ length: 5 }, () => stall(cappedPort, stalledHeaders())));
+      held.push(...extra);
+      await until(() => extra.every((s) => s.closedAt !== undefined), 2_000, 'the connections past the cap to be closed');
+      expect(extra.map((s) => s.received)).toEqual(['', '', '', '', '']);
+      expect(held.slice(0, 20).every((s) => s.closedAt === undefined)).toBe(true);
+      expect(capped.logs.entries().some((entry) => entry.msg === 'connection limit reached: new connections closed')).toBe(true);
+    } finally {
+      for (const { socket } of held) socket.destroy();
+      await capped.close();
+    }
+  });
+
   it('thousands of stalled sockets: the service still answers, closes them with 408 in seconds, and keeps its live streams', async () => {
     // Each stalled socket costs this process two descriptors (both ends): stay well under the limit.
     const limit = fileDescriptorLimit() ?? 1024;
