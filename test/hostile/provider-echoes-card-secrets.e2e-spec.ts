@@ -23,6 +23,14 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
   let card: Record<string, any>;
   let cardUser: Record<string, any>;
   const noLongRun = /\p{Nd}{3}/u;
+  /** A text without our own identifiers and times (UUIDs, order references, ISO dates), whose digits are not the provider's. */
+  const withoutOwnIdentifiers = (text: string) =>
+    text
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
+      .replace(/ord_[0-9a-f]+/g, '<reference>')
+      .replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g, '<time>');
+  /** `digits` as a whole run of digits of the text. */
+  const standalone = (digits: string) => new RegExp(`(?<!\\p{Nd})${digits}(?!\\p{Nd})`, 'u');
 
   /** Text columns of every table, one row a line: `pg_dump` on a real server, SQL on PGlite. */
   async function databaseDump(): Promise<string> {
@@ -117,7 +125,10 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
       expect(answer.body.providerMessage).toBe(scrubbed);
       expect(failureReason).toBe(scrubbed);
       expect(calls).toHaveLength(1);
-      for (const text of [answer.text, failureReason, ...calls]) expect(text).not.toMatch(/737|4111/);
+      for (const text of [answer.text, failureReason, ...calls].map(withoutOwnIdentifiers)) {
+        expect(text).not.toMatch(standalone('737'));
+        expect(text).not.toMatch(standalone('4111'));
+      }
     });
 
     it('a refusal with the code under the keys cvv2, cvc2, security_code, at some depth', async () => {
@@ -129,7 +140,7 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
       answers.push(answer.text);
       expect(calls).toHaveLength(1);
       expect(calls[0]).toContain('security_code');
-      for (const text of [answer.text, ...calls]) expect(text).not.toMatch(/737/);
+      for (const text of [answer.text, ...calls].map(withoutOwnIdentifiers)) expect(text).not.toMatch(standalone('737'));
     });
 
     it('a token answer whose message repeats the token', async () => {
@@ -169,7 +180,7 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
       delivered.push(created.body.cardNumber);
       // The sandbox writes `card <number> issued with code <cvv>`.
       const cvv = String(created.body.cvv);
-      await expectStoredNowhere([created.body.cardNumber, `code ${cvv}`, `cvv ${cvv}`, `"cvv":"${cvv}"`]);
+      await expectStoredNowhere([created.body.cardNumber, `issued with code ${cvv}`, `"cvv":"${cvv}"`]);
     });
   });
 
@@ -191,7 +202,7 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
         for (const text of [answer.text, ...calls]) {
           expect(digitsOf(text)).not.toContain(echo.card.digits);
           expect(text).not.toContain(echo.codePhrase);
-          expect(text).not.toMatch(new RegExp(`(?<!\\p{Nd})${echo.code}(?!\\p{Nd})`, 'u'));
+          expect(withoutOwnIdentifiers(text)).not.toMatch(standalone(echo.code));
         }
       }),
       { numRuns: 24 },
