@@ -107,6 +107,35 @@ describe('sandbox echo and envelope faults', () => {
     expect(wrapped).toEqual({ status: 200, body: wrap(plain.body.transactions) });
   });
 
+  it('echoDelivered: the normal answer, whose message repeats the secrets it delivers', async () => {
+    sandbox.state.injectFault({ path: '/api/action/auth', echoDelivered: true });
+    const token = await call('POST', '/api/action/auth', {
+      body: { public_apikey: 'sandbox-public-apikey', private_secretkey: 'sandbox-private-secretkey' },
+    });
+    expect(token.status).toBe(200);
+    expect(token.body.message).toBe(`token ${token.body.token} issued`);
+    expect(sandbox.state.tokens.has(token.body.token)).toBe(true);
+
+    sandbox.state.injectFault({ path: '/api/agent/link/new', echoDelivered: true });
+    const link = await call('GET', '/api/agent/link/new?email=echo.delivered@b.co&phone=650000009&phoneCountry=%2B237', {
+      headers: { authorization: `Bearer ${bearer}`, 'x-api-key': 'sandbox-public-apikey' },
+    });
+    expect(link.status).toBe(200);
+    expect(link.body.message).toMatch(new RegExp(`; wallet linked with apikey ${link.body.data.apikey}$`));
+
+    const user = await call('POST', '/api/action/card/user', {
+      headers: card(),
+      body: { first_name: 'A', last_name: 'B', email: 'a@b.co', country_code: 'CM', contact: '650000001', dob: '1990-01-01' },
+    });
+    sandbox.state.injectFault({ path: `/api/action/card/${user.body.user_id}`, method: 'POST', echoDelivered: true });
+    const created = await call('POST', `/api/action/card/${user.body.user_id}`, {
+      headers: card(),
+      body: { balance: '10', currency: 'XAF' },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.message).toBe(`card ${created.body.card_number} issued with code ${created.body.cvv}`);
+  });
+
   it('refuses an unknown envelope', () => {
     expect(() => sandbox.state.injectFault({ path: '/x', transactionsEnvelope: 'data.data.data' as never })).toThrow(
       /transactionsEnvelope/,
