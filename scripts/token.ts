@@ -10,7 +10,7 @@ import { loadAppConfig, loadDotEnvIfPresent } from '../src/config/app-config';
 import { isRole, ROLES, type Role } from '../src/auth/auth.types';
 import { mintToken } from '../src/auth/token-minter';
 
-const USAGE = `usage: npm run token -- --sub <user id> [--roles ${ROLES.join(',')}] [--ttl 1h]
+const USAGE = `usage: npm run token -- --sub <user id> [--roles ${ROLES.join(',')}] [--ttl 1h] [--email <address> [--email-verified]]
   --sub    the user id (JWT "sub"), required
   --roles  comma-separated roles, default customer
   --ttl    lifetime: 45s, 30m, 8h, 2d or plain seconds, default 1h (at most AUTH_MAX_TOKEN_TTL)
