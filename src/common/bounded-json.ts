@@ -73,9 +73,11 @@ export function scanJson(text: string, bounds: BodyBounds = BODY_BOUNDS): JsonSc
     const before = previous;
     previous = char;
     if (char === MINUS || isDigit(char)) {
-      const end = endOfNumber(text, i);
+      const literalEnd = endOfNumberLiteral(text, i);
+      const end = endOfNumber(text, literalEnd === -1 ? i : literalEnd - 1);
       const isValue = depth === 0 ? before === -1 : isObject[depth - 1] ? before === COLON : before === OPEN_BRACKET || before === COMMA;
-      if (isValue && !isExactNumberText(text, i, end)) inexactNumbers.push(i, end);
+      // A literal followed by more number characters is malformed: left for the parser to refuse.
+      if (isValue && end === literalEnd && !isExactNumberText(text, i, end)) inexactNumbers.push(i, end);
       i = end - 1;
       previous = DIGIT_ZERO;
     }
@@ -126,10 +128,24 @@ export function checkedJsonText(text: string, bounds: BodyBounds = BODY_BOUNDS):
   return { text: pieces.join('') };
 }
 
+/** A JSON number literal; sticky, so that it is tried at one offset only, and deterministic: linear. */
+const NUMBER_LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+// Both sticky and bounded by the literal (a search would run on into the rest of the text).
+const MANTISSA = /-?[\d.]*/y;
+const ZEROS_AND_POINT = /[0.]*/y;
+const INTEGER_PART = /-?\d*/y;
+
+/** End of the JSON number literal at `start` when one is there, else -1 (native matching: the literal may be a megabyte). */
+function endOfNumberLiteral(text: string, start: number): number {
+  NUMBER_LITERAL.lastIndex = start;
+  return NUMBER_LITERAL.test(text) ? NUMBER_LITERAL.lastIndex : -1;
+}
+
 /**
- * A JSON number literal read by digits, as offsets into its text: sign, first and last significant
- * digit (inclusive; -1 for zero), their count, and where the point goes (the value is
- * 0.d1d2... x 10^point; infinite when the exponent has more digits than a double could use).
+ * The value of a valid JSON number literal `text[start, end)`, as offsets into its text: sign,
+ * first and last significant digit (inclusive; count 0 for zero), their count, and where the
+ * point goes: the value is 0.d1d2... x 10^point (infinite when the exponent has more digits than
+ * a double could use).
  */
 interface NumberLiteral {
   negative: boolean;
@@ -139,48 +155,31 @@ interface NumberLiteral {
   point: number;
 }
 
-/**
- * `text[start, end)` read as a JSON number (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`), or
- * undefined when it is not one. Hand-written, one pass, no slice of the digits: linear whatever the text.
- */
-function readNumberLiteral(text: string, start: number, end: number): NumberLiteral | undefined {
-  let i = start;
-  const negative = text.charCodeAt(i) === MINUS;
-  if (negative) i++;
-  if (!isDigit(text.charCodeAt(i))) return undefined;
-  if (text.charCodeAt(i) === DIGIT_ZERO && isDigit(text.charCodeAt(i + 1))) return undefined;
-  let first = -1;
-  let last = -1;
-  let dot = -1;
-  for (; i < end; i++) {
-    const char = text.charCodeAt(i);
-    if (char === DOT) {
-      if (dot !== -1 || !isDigit(text.charCodeAt(i + 1))) return undefined;
-      dot = i;
-    } else if (isDigit(char)) {
-      if (char !== DIGIT_ZERO) {
-        if (first === -1) first = i;
-        last = i;
-      }
-    } else break;
-  }
-  const intEnd = dot === -1 ? i : dot;
+function readNumberLiteral(text: string, start: number, end: number): NumberLiteral {
+  const negative = text.charCodeAt(start) === MINUS;
+  MANTISSA.lastIndex = start;
+  MANTISSA.test(text);
+  const mantissaEnd = MANTISSA.lastIndex;
   let exponent = 0;
-  if (i < end) {
-    const e = text.charCodeAt(i);
-    if (e !== LOWER_E && e !== UPPER_E) return undefined;
-    i++;
-    const sign = text.charCodeAt(i);
-    if (sign === PLUS || sign === MINUS) i++;
-    if (i >= end) return undefined;
-    let digitsStart = i;
+  if (mantissaEnd < end) {
+    let digitsStart = mantissaEnd + 1;
+    const sign = text.charCodeAt(digitsStart);
+    if (sign === PLUS || sign === MINUS) digitsStart++;
     while (digitsStart < end - 1 && text.charCodeAt(digitsStart) === DIGIT_ZERO) digitsStart++;
-    for (let k = i; k < end; k++) if (!isDigit(text.charCodeAt(k))) return undefined;
     // Past 15 digits no double is anything but zero or infinite: the exact size no longer matters.
     const magnitude = end - digitsStart > 15 ? Infinity : Number(text.slice(digitsStart, end));
     exponent = sign === MINUS ? -magnitude : magnitude;
   }
-  if (first === -1) return { negative, first, last, count: 0, point: 0 };
+  ZEROS_AND_POINT.lastIndex = negative ? start + 1 : start;
+  ZEROS_AND_POINT.test(text);
+  const first = ZEROS_AND_POINT.lastIndex;
+  if (first >= mantissaEnd) return { negative, first: -1, last: -1, count: 0, point: 0 };
+  let last = mantissaEnd - 1;
+  while (text.charCodeAt(last) === DIGIT_ZERO || text.charCodeAt(last) === DOT) last--;
+  INTEGER_PART.lastIndex = start;
+  INTEGER_PART.test(text);
+  const intEnd = INTEGER_PART.lastIndex;
+  const dot = intEnd < mantissaEnd ? intEnd : -1;
   const dotBetween = dot !== -1 && first < dot && dot < last ? 1 : 0;
   const point = (first < intEnd ? intEnd - first : dot + 1 - first) + exponent;
   return { negative, first, last, count: last - first + 1 - dotBetween, point };
@@ -206,13 +205,13 @@ function sameNumber(a: string, x: NumberLiteral, b: string, y: NumberLiteral): b
  * exact (the parser refuses it).
  */
 export function isExactNumberText(text: string, start = 0, end = text.length): boolean {
-  const written = readNumberLiteral(text, start, end);
-  if (written === undefined) return true;
+  if (endOfNumberLiteral(text, start) !== end) return true;
   const literal = start === 0 && end === text.length ? text : text.slice(start, end);
   const printed = String(Number(literal));
   if (printed === literal) return true;
-  const shown = readNumberLiteral(printed, 0, printed.length);
-  return shown !== undefined && sameNumber(text, written, printed, shown);
+  // 'Infinity' and '-Infinity' are no literal: a finite text never denotes them.
+  if (endOfNumberLiteral(printed, 0) !== printed.length) return false;
+  return sameNumber(text, readNumberLiteral(text, start, end), printed, readNumberLiteral(printed, 0, printed.length));
 }
 
 /**
