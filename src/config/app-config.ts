@@ -144,7 +144,10 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     try {
       const parsed = new URL(value);
       if (!['http:', 'https:', 'postgres:', 'postgresql:'].includes(parsed.protocol)) throw new Error('protocol');
-      return value.replace(/\/+$/, '');
+      // One pass: `/\/+$/` backtracks quadratically on a long run of slashes.
+      let end = value.length;
+      while (end > 0 && value[end - 1] === '/') end--;
+      return value.slice(0, end);
     } catch {
       problems.push(`${name} must be an absolute URL (got "${value}")`);
       return undefined;
