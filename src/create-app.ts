@@ -23,7 +23,8 @@ import { registerConfiguredSecrets } from './logging/redaction';
 import { requestContext } from './logging/request-context';
 import { MetricsService } from './metrics/metrics.service';
 import { CallbackUrlsService } from './orders/callback-urls.service';
-import { authenticateRequest } from './auth/auth.guard';
+import { AUTH_ROUTE_CONFIG_KEY, authorizeRequest } from './auth/auth.guard';
+import type { Role } from './auth/auth.types';
 import { JwtVerifier } from './auth/jwt-verifier.service';
 import { DATABASE_POOL_SIZE } from './database/prisma.service';
 
@@ -104,11 +105,12 @@ export async function createApp(
       );
     done();
   });
-  // The token is verified before the body is read: an unauthenticated client is answered 401 at
-  // once, whatever body it sends or withholds. AuthGuard then uses this caller and checks the roles.
+  // An @Auth route's token and roles are checked before the body is read: a client without them
+  // is answered 401/403 at once, whatever body it sends or withholds. AuthGuard then uses this caller.
   const verifier = app.get(JwtVerifier);
   fastify.addHook('onRequest', async (request) => {
-    if (needsToken(request)) await authenticateRequest(verifier, request);
+    const required = requiredRoles(request);
+    if (required) await authorizeRequest(verifier, request, required);
   });
   // server.close() closes the keep-alive connections idle when it starts; one whose request was
   // still in flight stayed open after its answer until Fastify's keepAliveTimeout (72 s), and the
@@ -174,14 +176,10 @@ function isCallbackRoute(request: RoutedRequest): boolean {
   return routeOf(request)?.startsWith(CALLBACK_ROUTE_PREFIX) === true;
 }
 
-/**
- * Every route but the public ones needs a bearer token. An unmatched URL needs none (it is 404),
- * nor does an OPTIONS request (CORS preflights carry no credentials).
- */
-function needsToken(request: RoutedRequest & { method: string }): boolean {
-  const route = routeOf(request);
-  if (route === undefined || request.method === 'OPTIONS') return false;
-  return !PUBLIC_ROUTE_PREFIXES.some((prefix) => route.startsWith(prefix));
+/** The roles an `@Auth` route requires (none: any caller with a valid token); undefined on any other route, an unmatched URL included. */
+function requiredRoles(request: { routeOptions: { config?: unknown } }): readonly Role[] | undefined {
+  const roles = (request.routeOptions.config as Record<string, unknown> | undefined)?.[AUTH_ROUTE_CONFIG_KEY];
+  return Array.isArray(roles) ? (roles as Role[]) : undefined;
 }
 
 /**

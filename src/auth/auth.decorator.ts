@@ -1,7 +1,8 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UseGuards, type ExecutionContext } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { UnauthenticatedError } from '../common/domain-error';
-import { AUTH_ROLES_KEY, AuthGuard, type AuthenticatedRequest } from './auth.guard';
+import { AUTH_ROLES_KEY, AUTH_ROUTE_CONFIG_KEY, AuthGuard, type AuthenticatedRequest } from './auth.guard';
 import type { AuthUser, Role } from './auth.types';
 
 /** Name of the security scheme; main.ts registers it with `addBearerAuth(..., 'bearer')`. */
@@ -11,8 +12,32 @@ export const BEARER_SECURITY_NAME = 'bearer';
  * Requires a valid bearer token and, when roles are given, one of them (admin passes every
  * requirement). No roles: any authenticated user. Works on a controller or a handler; the
  * handler's roles win over the controller's.
+ *
+ * The roles are also put in each handler's Fastify route config (AUTH_ROUTE_CONFIG_KEY), where
+ * the HTTP layer reads them to authenticate and authorise in `onRequest`, before the body is read.
  */
 export function Auth(...roles: Role[]): MethodDecorator & ClassDecorator {
+  const documented = guardedAndDocumented(roles);
+  const routeConfig = RouteConfig({ [AUTH_ROUTE_CONFIG_KEY]: roles });
+  return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    if (key !== undefined && descriptor) {
+      documented(target, key, descriptor);
+      routeConfig(target, key, descriptor);
+      return descriptor;
+    }
+    documented(target as () => unknown);
+    // Member decorators run before the class's: a handler with an @Auth of its own already has its roles.
+    const prototype = (target as { prototype: object }).prototype;
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const method = Object.getOwnPropertyDescriptor(prototype, name);
+      const handler: unknown = method?.value;
+      if (name === 'constructor' || typeof handler !== 'function') continue;
+      if (Reflect.getMetadata(AUTH_ROLES_KEY, handler) === undefined) routeConfig(prototype, name, method!);
+    }
+  }) as MethodDecorator & ClassDecorator;
+}
+
+function guardedAndDocumented(roles: Role[]) {
   const decorators = [
     SetMetadata(AUTH_ROLES_KEY, roles),
     UseGuards(AuthGuard),

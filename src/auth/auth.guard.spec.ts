@@ -9,7 +9,14 @@ import { loadAppConfig, type AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DomainError, ForbiddenError, UnauthenticatedError } from '../common/domain-error';
 import { Auth, CurrentUser } from './auth.decorator';
-import { AuthGuard, authenticateRequest, DuplicateAuthorizationError, type AuthenticatedRequest } from './auth.guard';
+import {
+  AUTH_ROUTE_CONFIG_KEY,
+  AuthGuard,
+  authenticateRequest,
+  authorizeRequest,
+  DuplicateAuthorizationError,
+  type AuthenticatedRequest,
+} from './auth.guard';
 import { AuthModule } from './auth.module';
 import type { AuthUser, Role } from './auth.types';
 import { mintToken } from './token-minter';
@@ -105,6 +112,15 @@ describe('authenticateRequest (the HTTP layer, before the body is read)', () => 
     verify.mockRestore();
   });
 
+  it('authorizeRequest checks the roles too', async () => {
+    const request = { headers: { authorization: `Bearer ${await tokenFor(['customer'])}` } };
+    await expect(authorizeRequest(verifier, request, ['finance'])).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(authorizeRequest(verifier, request, [])).resolves.toBeUndefined();
+    await expect(
+      authorizeRequest(verifier, { headers: { authorization: `Bearer ${await tokenFor(['admin'])}` } }, ['finance']),
+    ).resolves.toBeUndefined();
+  });
+
   it('refuses what the guard refuses: no token, a bad one, two headers', async () => {
     await expect(authenticateRequest(verifier, { headers: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
     await expect(authenticateRequest(verifier, { headers: { authorization: 'Bearer nope' } })).rejects.toBeInstanceOf(UnauthenticatedError);
@@ -151,15 +167,47 @@ describe('@Auth on a Fastify application', () => {
     }
   }
 
-  @Module({ imports: [ConfigModule.forRoot(config), AuthModule], controllers: [ProbeController] })
+  @Controller('team')
+  @Auth('finance')
+  class TeamController {
+    @Get('report')
+    report() {
+      return {};
+    }
+
+    @Get('admin')
+    @Auth('admin')
+    admin() {
+      return {};
+    }
+  }
+
+  @Controller('open')
+  class OpenController {
+    @Get()
+    open() {
+      return {};
+    }
+  }
+
+  @Module({ imports: [ConfigModule.forRoot(config), AuthModule], controllers: [ProbeController, TeamController, OpenController] })
   class ProbeModule {}
 
   let app: NestFastifyApplication;
+  /** What each route's Fastify config says of its roles, as the HTTP layer's onRequest hook reads it. */
+  const routeRoles = new Map<string, unknown>();
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] }).compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
     app.useGlobalFilters(new StatusFilter());
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRequest', (request, _reply, done) => {
+        routeRoles.set(request.url, (request.routeOptions.config as Record<string, unknown>)[AUTH_ROUTE_CONFIG_KEY]);
+        done();
+      });
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
   });
@@ -189,6 +237,19 @@ describe('@Auth on a Fastify application', () => {
       status: 200,
       body: { reader: 'root' },
     });
+  });
+
+  it("puts the roles in each route's Fastify config, the handler's over the controller's", async () => {
+    const token = await tokenFor(['admin']);
+    for (const url of ['/probe/me', '/probe/finance', '/team/report', '/team/admin', '/open']) await get(url, token);
+    expect(Object.fromEntries(routeRoles)).toEqual({
+      '/probe/me': [],
+      '/probe/finance': ['finance'],
+      '/team/report': ['finance'],
+      '/team/admin': ['admin'],
+      '/open': undefined,
+    });
+    await expect(get('/team/admin', await tokenFor(['finance']))).resolves.toMatchObject({ status: 403 });
   });
 
   it('documents the bearer security and the 401/403 answers for Swagger', () => {

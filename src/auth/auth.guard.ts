@@ -6,6 +6,8 @@ import { JwtVerifier } from './jwt-verifier.service';
 
 /** Metadata key of the roles a route requires; set by `@Auth(...roles)`. */
 export const AUTH_ROLES_KEY = 'auth:roles';
+/** Key of the same roles in the route's Fastify config (`request.routeOptions.config`); set by `@Auth(...roles)`. */
+export const AUTH_ROUTE_CONFIG_KEY = 'authRoles';
 
 /** The part of the (Fastify) request the guard reads and writes; kept structural on purpose. */
 export interface AuthenticatedRequest {
@@ -29,15 +31,30 @@ const authenticatedAtEdge = new WeakMap<object, AuthUser>();
 
 /**
  * Refuses two Authorization headers and verifies the bearer token; on success the caller is
- * remembered for the request, and AuthGuard does not verify it again. Called by the HTTP layer
- * for every route that needs a token, so that an unauthenticated client is answered 401 before
- * its body is read (a stalled or large body costs it nothing then).
+ * remembered for the request, and AuthGuard does not verify it again.
  */
 export async function authenticateRequest(verifier: JwtVerifier, request: AuthenticatedRequest & object): Promise<AuthUser> {
   refuseDuplicateAuthorization(request);
   const user = await verifier.verify(readBearerToken(request.headers.authorization));
   authenticatedAtEdge.set(request, user);
   return user;
+}
+
+/**
+ * The HTTP layer's `onRequest` check of an `@Auth` route (its roles from the route config):
+ * authenticates, then checks the roles, so that a client without a valid token or role is answered
+ * 401 or 403 before its body is read (a stalled or large body costs it nothing then).
+ */
+export async function authorizeRequest(
+  verifier: JwtVerifier,
+  request: AuthenticatedRequest & object,
+  required: readonly Role[],
+): Promise<void> {
+  refuseMissingRoles(await authenticateRequest(verifier, request), required);
+}
+
+function refuseMissingRoles(user: AuthUser, required: readonly Role[]): void {
+  if (!satisfiesRoles(user, required)) throw new ForbiddenError(`This operation requires one of the roles: ${required.join(', ')}`);
 }
 
 /**
@@ -57,9 +74,7 @@ export class AuthGuard implements CanActivate {
     const user = authenticatedAtEdge.get(request) ?? (await authenticateRequest(this.verifier, request));
     request.user = user;
     const required = this.reflector.getAllAndOverride<Role[] | undefined>(AUTH_ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
-    if (!satisfiesRoles(user, required)) {
-      throw new ForbiddenError(`This operation requires one of the roles: ${required.join(', ')}`);
-    }
+    refuseMissingRoles(user, required);
     return true;
   }
 }

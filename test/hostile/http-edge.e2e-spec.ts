@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import request from 'supertest';
-import { SIGNED_CALLBACK_LIMIT_PER_MINUTE } from '../../src/create-app';
+import { buildOpenApiDocument, SIGNED_CALLBACK_LIMIT_PER_MINUTE } from '../../src/create-app';
 import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
@@ -25,6 +25,32 @@ function rawRequest(port: number, text: string): Promise<{ status: number; heade
         headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
       );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+/**
+ * Writes `text` (a request whose body may never come) and resolves with the first answer, as soon
+ * as it is complete, without waiting for the socket to close.
+ */
+function firstAnswer(port: number, text: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('error', reject);
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (headEnd === -1) return;
+      const [statusLine, ...lines] = received.slice(0, headEnd).split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      const body = received.slice(headEnd + 4);
+      if (Buffer.byteLength(body) < Number(headers['content-length'] ?? 0)) return;
+      socket.destroy();
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
   });
 }
@@ -330,6 +356,38 @@ describe('the HTTP edge under attack', () => {
         .set('x-forwarded-for', ip);
       expect(preflight.status).toBe(204);
       expect(preflight.headers['access-control-allow-origin']).toBe(CORS_ORIGIN);
+    });
+
+    it('every route that needs a token refuses a request without one before its body arrives (401)', async () => {
+      const document = buildOpenApiDocument(service.app);
+      const checked: string[] = [];
+      for (const [path, operations] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(operations as Record<string, { security?: unknown[] }>)) {
+          if (!operation.security?.length) continue;
+          const url = path
+            .split('/')
+            .map((segment) => (segment.startsWith('{') ? randomUUID() : segment))
+            .join('/');
+          // Ten bytes of body announced, one sent: an answer can only come from before the body.
+          const res = await firstAnswer(
+            port,
+            `${method.toUpperCase()} ${url} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`,
+          );
+          expect([method, path, res.status]).toEqual([method, path, 401]);
+          expectProblem(res, 401, 'unauthenticated');
+          checked.push(`${method} ${path}`);
+        }
+      }
+      expect(checked).toEqual(expect.arrayContaining(['post /v1/orders', 'get /v1/callbacks', 'get /v1/orders/{id}/events']));
+    });
+
+    it('a caller without the role is refused 403 before its body arrives', async () => {
+      const token = await service.bearer('fiona', 'finance');
+      const res = await firstAnswer(
+        port,
+        `POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nIdempotency-Key: ${randomUUID()}\r\nContent-Length: 10\r\n\r\n{`,
+      );
+      expectProblem(res, 403, 'forbidden');
     });
 
     it('a route that needs a token is refused 401 before its body is read', async () => {
