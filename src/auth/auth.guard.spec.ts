@@ -205,7 +205,7 @@ describe('@Auth on a Fastify application', () => {
       .getHttpAdapter()
       .getInstance()
       .addHook('onRequest', (request, _reply, done) => {
-        routeRoles.set(request.url, (request.routeOptions.config as Record<string, unknown>)[AUTH_ROUTE_CONFIG_KEY]);
+        routeRoles.set(request.url, (request.routeOptions.config as unknown as Record<string, unknown>)[AUTH_ROUTE_CONFIG_KEY]);
         done();
       });
     await app.init();
