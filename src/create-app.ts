@@ -12,7 +12,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
-import { BODY_BOUNDS, bodyRefusal, formExcess, jsonExcess, QueryTooComplexError } from './common/bounded-json';
+import { BODY_BOUNDS, bodyRefusal, checkedJsonText, formExcess, QueryTooComplexError } from './common/bounded-json';
 import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from './common/connection-limits';
 import { clientErrorHandler, InvalidPreflightError, MissingHostError, routerErrorHandler } from './common/http-edge-errors';
 import { securityHeadersFor } from './common/security-headers';
@@ -316,9 +316,10 @@ function registerBodyParsers(fastify: FastifyInstance) {
     const text = body as string;
     if (keepForCallback(request, text, done)) return;
     if (text.trim() === '') return done(null, undefined);
-    const refusal = bodyRefusal(jsonExcess(text));
-    if (refusal) return done(refusal, undefined);
-    void parseJson(request, text, done);
+    // Bounded, and inexact number literals quoted (checkedJsonText): a number is never silently rounded.
+    const checked = checkedJsonText(text);
+    if ('refusal' in checked) return done(checked.refusal, undefined);
+    void parseJson(request, checked.text, done);
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
