@@ -18,6 +18,9 @@ import { DomainError } from './domain-error';
  * number prints back as exactly the same decimal (`toProviderNumber`).
  *
  * Accepted input (`Money.parse`, what a request may carry):
+ * - decimal text of at most 40 characters (`MAX_DECIMAL_TEXT_LENGTH`, 'too_long'): checked before
+ *   any pattern reads it. A JSON number whose text was not exactly its double's value arrives as
+ *   that text (the body parser's `checkedJsonText`), so it is judged as a string.
  * - a string, trimmed, matching `^\d+(\.\d+)?$`: no sign, no '+', no exponent, no hex, no inner
  *   space, no '.5' or '5.'. Leading zeros are harmless and dropped ('007' is 7).
  * - a JSON number, judged by its shortest round-trip decimal (`String(n)`). Exponent forms
