@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import request from 'supertest';
@@ -7,7 +6,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { cardEcho, digitsOf, type CardEcho } from '../support/card-secret-arbitraries';
 import { cardsClient, userWithCard, type CardsClientOf } from '../support/cards-factories';
 import { orderRequest, uniqueEmail } from '../support/provider-factories';
-import { testDatabaseUrl, usingRealPostgres } from '../support/test-database';
+import { databaseDump } from '../support/database-dump';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /**
@@ -32,24 +31,6 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
   /** `digits` as a whole run of digits of the text. */
   const standalone = (digits: string) => new RegExp(`(?<!\\p{Nd})${digits}(?!\\p{Nd})`, 'u');
 
-  /** Text columns of every table, one row a line: `pg_dump` on a real server, SQL on PGlite. */
-  async function databaseDump(): Promise<string> {
-    await service.get(ProviderCallLog).flush();
-    if (usingRealPostgres()) {
-      return execFileSync('pg_dump', ['--data-only', '--no-owner', testDatabaseUrl()], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-    }
-    const tables = await service.prisma.$queryRaw<{ name: string }[]>`
-      SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
-    const lines: string[] = [];
-    for (const { name } of tables) {
-      const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(
-        `SELECT row_to_json(t)::text AS row FROM "${name.replace(/"/g, '""')}" t`,
-      );
-      lines.push(...rows.map((r) => `${name}: ${r.row}`));
-    }
-    return lines.join('\n');
-  }
-
   /** The call-log rows of one customer request (by its request id). */
   async function callRows(requestId: string): Promise<string[]> {
     await service.get(ProviderCallLog).flush();
@@ -60,7 +41,7 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
 
   /** Neither the database nor the logs hold any of `texts`. */
   async function expectStoredNowhere(texts: string[]) {
-    const dump = await databaseDump();
+    const dump = await databaseDump(service);
     for (const text of texts) {
       expect({ text, inDatabase: dump.includes(text), inLogs: service.logs.text.includes(text) }).toEqual({
         text,
@@ -222,7 +203,7 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
     });
 
     it('no row of the database and no log line holds one', async () => {
-      const dump = await databaseDump();
+      const dump = await databaseDump(service);
       expect(dump).toContain('cryptogramme [REDACTED] refusée');
       for (const [name, text] of [
         ['database', dump],

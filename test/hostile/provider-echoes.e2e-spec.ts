@@ -1,14 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { cardsClient, userWithCard } from '../support/cards-factories';
 import { orderRequest, uniqueEmail } from '../support/provider-factories';
-import { testDatabaseUrl, usingRealPostgres } from '../support/test-database';
+import { databaseDump } from '../support/database-dump';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 import { tokenWithEmail } from '../wallet-links/link-hosts';
-import { ProviderCallLog } from '../../src/provider/provider-call-log';
 
 /**
  * A hostile provider echoes what it was sent, and more: every configured secret, its bearer
@@ -64,24 +62,6 @@ describe('provider echoes never reach answers, logs or the database', () => {
       .flatMap((r) => [(r.body as Record<string, string>).successUrl, (r.body as Record<string, string>).failureUrl])
       .filter((url): url is string => typeof url === 'string')
       .map((url) => new URL(url).searchParams.get('token') ?? '');
-  }
-
-  /** `pg_dump` of the test database on a real server; every row of every table through SQL on PGlite. */
-  async function databaseDump(): Promise<string> {
-    await service.get(ProviderCallLog).flush();
-    if (usingRealPostgres()) {
-      return execFileSync('pg_dump', ['--data-only', '--no-owner', testDatabaseUrl()], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-    }
-    const tables = await service.prisma.$queryRaw<{ name: string }[]>`
-      SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
-    const lines: string[] = [];
-    for (const { name } of tables) {
-      const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(
-        `SELECT row_to_json(t)::text AS row FROM "${name.replace(/"/g, '""')}" t`,
-      );
-      lines.push(...rows.map((r) => `${name}: ${r.row}`));
-    }
-    return lines.join('\n');
   }
 
   /** Echo texts of a CVV: the sandbox writes `cvv <digits>`; a JSON member would be `"cvv":"<digits>"`. */
@@ -230,7 +210,7 @@ describe('provider echoes never reach answers, logs or the database', () => {
   });
 
   it('no row of the database holds one (a full dump)', async () => {
-    const dump = await databaseDump();
+    const dump = await databaseDump(service);
     for (const secret of secrets()) expect(dump).not.toContain(secret);
     for (const cvv of cvvs) for (const shape of cvvShapes(cvv)) expect(dump).not.toContain(shape);
     // The dump did catch the rows that hold the echoes.
@@ -238,7 +218,7 @@ describe('provider echoes never reach answers, logs or the database', () => {
   });
 
   it('no row holds a live callback token: the call log keeps the callback URLs with the token blanked', async () => {
-    const dump = await databaseDump();
+    const dump = await databaseDump(service);
     expect(dump).toContain('successUrl');
     expect(dump).toMatch(/success\?token=\[REDACTED\]/);
     for (const token of callbackTokens()) expect(dump).not.toContain(token);
