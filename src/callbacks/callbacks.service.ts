@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
 import { truncateUtf8 } from '../common/truncate-utf8';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
-import { redact, REDACTED, storableJson, storableText } from '../logging/redaction';
+import { isCredentialHeaderName, isSecretKeyName, redact, REDACTED, storableJson, storableText } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
 import { CallbackUrlsService } from '../orders/callback-urls.service';
 import { OrderEventsService } from '../orders/order-events.service';
@@ -16,16 +16,6 @@ const REJECTED_BODY_BYTES = 1024;
 const REJECTED_VALUE_CHARS = 256;
 const REJECTED_MEMBERS = 32;
 const STORED_CONTENT_TYPE_CHARS = 256;
-/**
- * Query parameters whose name says they carry a secret, beyond the names `redact` knows exactly:
- * a provider may sign or authenticate its call in a parameter named in its own way.
- */
-const SECRET_LIKE_NAME = /token|secret|passw|api[-_]?key|signature|auth|session|cookie|cvv|cvc|otp|card[-_]?number|^pan$|id[-_]?number/i;
-/**
- * Header names that look like credentials (`Proxy-Authorization`, `X-Auth-Token`, `X-Signature`,
- * `X-Api-Key`, ...): whoever calls a callback URL may send its own, and finance reads them back.
- */
-const CREDENTIAL_LIKE_HEADER = /auth|token|signature|secret|key|cookie|session|passw|credential|bearer/i;
 /** What is kept of the path of a rejected callback: anyone can make it as long as the router allows. */
 const STORED_PATH_CHARS = 256;
 
@@ -99,7 +89,8 @@ export class CallbacksService {
 }
 
 /**
- * Query parameters with every secret-like name redacted, the callback token first of all; other
+ * Query parameters with every secret-like name redacted (`isSecretKeyName`: a provider may sign or
+ * authenticate its call in a parameter named its own way), the callback token first of all; other
  * values go through `redact` (configured secret values). Rebuilt with `Object.fromEntries`, so a
  * member named `__proto__` is kept as the data it is.
  */
@@ -107,17 +98,21 @@ function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(query).map(([name, value]) => [
       name,
-      SECRET_LIKE_NAME.test(name) && value !== undefined && value !== null ? REDACTED : redact(value),
+      isSecretKeyName(name) && value !== undefined && value !== null ? REDACTED : redact(value),
     ]),
   );
 }
 
-/** Headers with every credential-like name redacted; the others through `redact`. */
+/**
+ * Headers with every credential-like name redacted (`Proxy-Authorization`, `X-Auth-Token`,
+ * `X-Signature`: whoever calls a callback URL may send its own, and finance reads them back); the
+ * others through `redact`.
+ */
 function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [
       name,
-      CREDENTIAL_LIKE_HEADER.test(name) && value !== undefined && value !== null ? REDACTED : redact(value),
+      isCredentialHeaderName(name) && value !== undefined && value !== null ? REDACTED : redact(value),
     ]),
   );
 }

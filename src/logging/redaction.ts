@@ -18,7 +18,7 @@ export const REDACTED = '[REDACTED]';
  * a pattern, not a list of exact names, because the provider may name a field its own way.
  */
 const SECRET_KEY_PART =
-  /cvv|cvc|secret|passw|passcode|motdepasse|token|jeton|apikey|securitycode|codesecurite|codedesecurite|cryptogram|privatekey|accesskey|auth|cookie|credential|idnumber/;
+  /cvv|cvc|secret|passw|passcode|motdepasse|token|jeton|apikey|securitycode|codesecurite|codedesecurite|cryptogram|privatekey|accesskey|auth|cookie|credential|idnumber|signature|session|bearer/;
 /** Short names that only mean a secret as a whole word of the key (`pin`, not `shipping`). */
 const SECRET_KEY_WORDS = new Set(['pin', 'otp', 'cvn', 'csc', 'pwd', 'mdp']);
 const CARD_NUMBER_KEY_PART = /cardnumber|cardno|numerocarte|numerodecarte/;
@@ -39,6 +39,14 @@ export function isSecretKeyName(key: string): boolean {
   const words = keyWords(key);
   const compact = words.join('');
   return SECRET_KEY_PART.test(compact) || words.some((w) => SECRET_KEY_WORDS.has(w)) || isCardNumberKeyName(key);
+}
+
+/**
+ * True for a header whose value is a credential: a secret-looking name, or one holding the word
+ * `key` (`X-Key`, `Key-Id`), which in a header names a credential, while in a body it is as often data.
+ */
+export function isCredentialHeaderName(name: string): boolean {
+  return isSecretKeyName(name) || keyWords(name).includes('key');
 }
 
 /** True for a key whose value is a card number (`card_number`, `cardNumber`, `pan`). */
@@ -85,7 +93,7 @@ function rebuildScrubPattern(): void {
 }
 
 /** Registers every secret of the configuration (idempotent): whatever path one takes, it is scrubbed. */
-export function registerConfiguredSecrets(config: AppConfig): void {
+export function registerConfiguredSecrets(config: Pick<AppConfig, 'provider' | 'auth' | 'callbackSigningSecret' | 'dataEncryptionKey'>): void {
   const before = configuredSecretValues.size;
   for (const secret of [
     config.provider.secretKey,
