@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import type { CurrencyRule } from '../config/app-config';
 import { checkAmountInput, MAX_DECIMAL_TEXT_LENGTH, parseExponentDecimal, significantDigits, trimEnd, trimStart } from './decimal-text';
-import { Money, MoneyError, parseRate } from './money';
+import { Money, MoneyError, parseRate, type CurrencyRule } from './money';
 import { validateAmountForCurrency } from './money.validator';
 
 const XAF: CurrencyRule = { code: 'XAF', decimals: 0, maxAmount: '100000000' };

@@ -1,9 +1,21 @@
-import type { MoneyErrorReason } from './money';
-
 /**
  * Decimal text split into digits, without floating point: what a request or the database wrote,
  * read exactly, before any currency rule applies (those are `Money`'s, in money.ts).
  */
+
+/** Why an amount, a rate or a stored decimal was refused (`MoneyError.reason`). */
+export type MoneyErrorReason =
+  | 'not_a_number'
+  | 'too_long'
+  | 'not_finite'
+  | 'not_positive'
+  | 'too_many_decimals'
+  | 'above_maximum'
+  | 'unknown_currency'
+  | 'not_representable'
+  | 'currency_mismatch'
+  | 'invalid_rate'
+  | 'rates_above_100';
 
 /**
  * The longest decimal text read at all: more than any amount, rate or stored decimal needs. Longer

@@ -1,5 +1,4 @@
-import type { CurrencyRule } from '../config/app-config';
-import { allocateMinor, Money, MoneyError, parseRate } from './money';
+import { allocateMinor, Money, MoneyError, parseRate, type CurrencyRule } from './money';
 
 const XAF: CurrencyRule = { code: 'XAF', decimals: 0, maxAmount: '100000000' };
 const EUR: CurrencyRule = { code: 'EUR', decimals: 2, maxAmount: '100000000' };

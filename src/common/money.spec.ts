@@ -1,10 +1,9 @@
-import type { CurrencyRule } from '../config/app-config';
-import { loadAppConfig } from '../config/app-config';
 import {
   CorruptStoredAmountError,
   formatStoredAmount,
   Money,
   MoneyError,
+  type CurrencyRule,
   type MoneyErrorReason,
   parseStoredDecimal,
   readStoredAmount,
@@ -198,13 +197,6 @@ describe('Money.parse: maximum', () => {
     expect(reasonOf(() => Money.parse('0'.repeat(1_000_000) + '1', XAF))).toBe('too_long');
     expect(reasonOf(() => Money.parse('1.' + '0'.repeat(100_000) + '1', XAF))).toBe('too_long');
     expect(Date.now() - started).toBeLessThan(2000);
-  });
-
-  it('uses the currencies of the configuration', () => {
-    const config = loadAppConfig({ NODE_ENV: 'test', CURRENCIES: 'XAF:0,EUR:2:50000' });
-    expect(parsed('50000', config.currencies.EUR)).toBe('50000.00');
-    expect(reasonOf(() => Money.parse('50000.01', config.currencies.EUR))).toBe('above_maximum');
-    expect(parsed('100000000', config.currencies.XAF)).toBe('100000000');
   });
 });
 

@@ -1,6 +1,6 @@
-import type { CurrencyRule } from '../config/app-config';
 import {
   checkAmountInput,
+  type MoneyErrorReason,
   MAX_DECIMAL_TEXT_LENGTH,
   parseExponentDecimal,
   PLAIN_DECIMAL,
@@ -41,18 +41,14 @@ import { DomainError } from './domain-error';
  * rules are rules about what a request may ask for, not invariants of an amount.
  */
 
-export type MoneyErrorReason =
-  | 'not_a_number'
-  | 'too_long'
-  | 'not_finite'
-  | 'not_positive'
-  | 'too_many_decimals'
-  | 'above_maximum'
-  | 'unknown_currency'
-  | 'not_representable'
-  | 'currency_mismatch'
-  | 'invalid_rate'
-  | 'rates_above_100';
+/** A currency this service accepts: ISO 4217 code, minor-unit digits and the largest amount, as a decimal string. */
+export interface CurrencyRule {
+  code: string;
+  decimals: number;
+  maxAmount: string;
+}
+
+export type { MoneyErrorReason };
 
 export class MoneyError extends Error {
   constructor(

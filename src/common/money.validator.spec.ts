@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { IsOptional, IsString, ValidateNested, validate } from 'class-validator';
 import { plainToInstance, Type } from 'class-transformer';
-import type { CurrencyRule } from '../config/app-config';
 import { ValidationFailedError } from './domain-error';
-import { Money } from './money';
+import { Money, type CurrencyRule } from './money';
 import { IsCurrencyCode, IsMoneyAmount, IsPercentageRate, validateAmountForCurrency } from './money.validator';
 import { createValidationPipe } from './validation';
 

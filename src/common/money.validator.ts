@@ -1,8 +1,7 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
-import type { CurrencyRule } from '../config/app-config';
 import type { FieldError } from './domain-error';
 import { checkAmountInput } from './decimal-text';
-import { Money, MoneyError, moneyErrorMessage, parseRate, RATE_DECIMALS } from './money';
+import { Money, MoneyError, moneyErrorMessage, parseRate, RATE_DECIMALS, type CurrencyRule } from './money';
 
 /**
  * DTO decorators for money. They check what can be checked without knowing the currency; the

@@ -1,3 +1,4 @@
+import { Money } from '../common/money';
 import { ConfigValidationError, loadAppConfig, SANDBOX_CREDENTIALS } from './app-config';
 
 const PRODUCTION_ENV = {
@@ -129,6 +130,13 @@ describe('loadAppConfig', () => {
     });
     expect(problemsOf({ CURRENCIES: 'eur:2' })[0]).toContain('CURRENCIES entries');
     expect(problemsOf({ MAX_AMOUNT: '1.5' })[0]).toContain('MAX_AMOUNT');
+  });
+
+  it('gives Money currencies it applies as they are', () => {
+    const config = loadAppConfig({ NODE_ENV: 'test', CURRENCIES: 'XAF:0,EUR:2:50000' });
+    expect(Money.parse('50000', config.currencies.EUR).toString()).toBe('50000.00');
+    expect(() => Money.parse('50000.01', config.currencies.EUR)).toThrow(expect.objectContaining({ reason: 'above_maximum' }));
+    expect(Money.parse('100000000', config.currencies.XAF).toString()).toBe('100000000');
   });
 
   it('strips a trailing slash from provider URLs', () => {

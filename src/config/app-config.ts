@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import type { CurrencyRule } from '../common/money';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -16,12 +17,8 @@ export const SANDBOX_CREDENTIALS = {
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
 const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
-/** A currency this service accepts: ISO 4217 code, minor-unit digits and the largest amount, as a decimal string. */
-export interface CurrencyRule {
-  code: string;
-  decimals: number;
-  maxAmount: string;
-}
+/** A currency this service accepts: defined with Money (src/common depends on nothing of ours); configuration builds them. */
+export type { CurrencyRule };
 
 export interface AppConfig {
   nodeEnv: string;
