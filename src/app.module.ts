@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { CardsModule } from './cards/cards.module';
-import { ProblemDetailsFilter } from './common/problem-details.filter';
+import { ProblemDetailsFilter } from './http/problem-details.filter';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';

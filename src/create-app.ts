@@ -14,7 +14,7 @@ import { AppModule } from './app.module';
 import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
 import { BODY_BOUNDS, bodyRefusal, checkedJsonText, formExcess, QueryTooComplexError } from './common/bounded-json';
 import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from './common/connection-limits';
-import { clientErrorHandler, InvalidPreflightError, MissingHostError, routerErrorHandler } from './common/http-edge-errors';
+import { clientErrorHandler, InvalidPreflightError, MissingHostError, routerErrorHandler } from './http/http-edge-errors';
 import { securityHeadersFor } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';

@@ -1,5 +1,5 @@
 import { DomainError } from '../common/domain-error';
-import type { ProblemDetails } from '../common/problem-details.filter';
+import type { ProblemDetails } from '../http/problem-details.filter';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { defer, lastValueFrom, of, type Observable } from 'rxjs';
 import type { AuthUser } from '../auth/auth.types';
 import { UnauthenticatedError, ValidationFailedError } from '../common/domain-error';
-import { ProblemDetailsFilter, type ProblemDetails } from '../common/problem-details.filter';
+import { ProblemDetailsFilter, type ProblemDetails } from '../http/problem-details.filter';
 import { APP_LOGGER } from '../logging/logging.module';
 import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyInProgressError, ReplayedProblemError } from './idempotency.errors';
 import type { IdempotencyRecord } from './idempotency.repository';

@@ -7,7 +7,7 @@ import { AgentBudgetExhaustedError } from '../../src/provider/provider.errors';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { payinBody, uniqueEmail } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
-import { ProblemDetailsFilter } from '../../src/common/problem-details.filter';
+import { ProblemDetailsFilter } from '../../src/http/problem-details.filter';
 
 describe('the /api/agent/* hourly budget', () => {
   let sandbox: RunningSandbox;

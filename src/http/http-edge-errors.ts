@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { DomainError } from './domain-error';
+import { DomainError } from '../common/domain-error';
 import { PROBLEM_CONTENT_TYPE, ProblemDetailsFilter } from './problem-details.filter';
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../database/database-unavailable';
 import { APP_LOGGER } from '../logging/logging.module';
-import { DomainError, type FieldError } from './domain-error';
+import { DomainError, type FieldError } from '../common/domain-error';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 const PROBLEM_TYPE_BASE = 'https://docs.payments-bff.local/problems/';
