@@ -1,11 +1,11 @@
 /**
  * `npm run sql:queries`: writes the SQL of every hot-path repository statement to
- * `src/queries/<repository>.sql` (the committed listing; src/database/sql-queries.spec.ts fails
+ * `src/queries/<repository>.sql` (the committed listing; test/database/sql-queries.spec.ts fails
  * when it is stale), so that a change to what runs on the hot paths shows up in review as SQL.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { committedQueryFiles, QUERIES_DIR } from '../src/database/sql-queries';
+import { committedQueryFiles, QUERIES_DIR } from './sql-queries';
 
 mkdirSync(QUERIES_DIR, { recursive: true });
 const files = committedQueryFiles();

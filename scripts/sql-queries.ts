@@ -1,21 +1,22 @@
 import { join, resolve } from 'node:path';
-import '../callbacks/callbacks.repository';
-import './advisory-locks';
-import './interrupted-work';
-import '../health/health.repository';
-import '../idempotency/idempotency.repository';
-import '../orders/orders.statements';
-import '../provider/agent-budget.repository';
-import '../provider/provider-call.repository';
-import '../provider/provider-token.repository';
-import { registeredStatements, renderQueries } from './sql-statement';
+import '../src/callbacks/callbacks.repository';
+import '../src/database/advisory-locks';
+import '../src/database/interrupted-work';
+import '../src/health/health.repository';
+import '../src/idempotency/idempotency.repository';
+import '../src/orders/orders.statements';
+import '../src/provider/agent-budget.repository';
+import '../src/provider/provider-call.repository';
+import '../src/provider/provider-token.repository';
+import { registeredStatements, renderQueries } from '../src/database/sql-statement';
 
-const SRC_DIR = resolve(__dirname, '..');
+/** Tooling, not runtime code: it imports every area that writes out statements, so it lives outside src/. */
+export const SRC_DIR = resolve(__dirname, '..', 'src');
 export const QUERIES_DIR = join(SRC_DIR, 'queries');
 
 /**
  * The files of src/ that declare written-out statements, imported above so that they register.
- * src/database/sql-queries.spec.ts fails when a file declaring statements is missing here.
+ * test/database/sql-queries.spec.ts fails when a file declaring statements is missing here.
  */
 export const STATEMENT_MODULES = [
   'callbacks/callbacks.repository.ts',

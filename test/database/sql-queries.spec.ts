@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { committedQueryFiles, QUERIES_DIR, STATEMENT_MODULES } from './sql-queries';
+import { join, relative } from 'node:path';
+import { committedQueryFiles, QUERIES_DIR, SRC_DIR, STATEMENT_MODULES } from '../../scripts/sql-queries';
 
 const STALE = 'src/queries is stale: run npm run sql:queries';
 
@@ -9,7 +9,7 @@ describe('src/queries', () => {
   const expected = committedQueryFiles();
 
   it('covers every file of src/ that writes out statements', () => {
-    const src = resolve(__dirname, '..');
+    const src = SRC_DIR;
     const declaring = (readdirSync(src, { recursive: true }) as string[])
       .filter((path) => /\.ts$/.test(path) && !/\.spec\.ts$/.test(path) && !path.startsWith('generated'))
       .filter((path) => !path.endsWith('sql-statement.ts') && readFileSync(join(src, path), 'utf8').includes('sqlStatement('))
