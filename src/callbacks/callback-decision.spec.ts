@@ -1,4 +1,4 @@
-import { ORDER_STATUSES, type CallbackOutcome, type OrderStatus } from '../orders/order.types';
+import { ORDER_STATUSES, type CallbackOutcome, type OrderStatus } from '../orders/order-callbacks.port';
 import { decideCallback, type CallbackDecision } from './callback-decision';
 
 const decided = (to: 'SUCCEEDED' | 'FAILED'): CallbackDecision => ({ result: 'APPLIED', transition: { kind: 'decide', to } });

@@ -1,4 +1,4 @@
-import { CALLBACK_DECIDABLE, type CallbackOutcome, type CallbackTransition, type OrderStatus } from '../orders/order.types';
+import { CALLBACK_DECIDABLE, type CallbackOutcome, type CallbackTransition, type OrderStatus } from '../orders/order-callbacks.port';
 import type { CallbackResult } from './callback.types';
 
 /** What a callback does, and the order transition it asks of the orders area (none for DUPLICATE and REJECTED). */

@@ -1,13 +1,7 @@
 /** Domain shapes of the callbacks area; Prisma's types stay inside the repository. */
-import type { CallbackOutcome, OrderStatusEvent } from '../orders/order.types';
+import type { CallbackOutcome, CallbackResult, OrderStatusEvent } from '../orders/order-callbacks.port';
 
-/**
- * What a stored callback did. APPLIED: it decided its order. DUPLICATE: the order was already
- * decided the same way. CONFLICT: the order was decided the other way (kept, flagged for review).
- * REJECTED: no order of ours (unknown URL or wrong token).
- */
-export const CALLBACK_RESULTS = ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] as const;
-export type CallbackResult = (typeof CALLBACK_RESULTS)[number];
+export { CALLBACK_RESULTS, type CallbackResult } from '../orders/order-callbacks.port';
 
 export interface CallbackRecord {
   id: string;

@@ -1,18 +1,18 @@
 import type { PageRequest } from '../common/pagination';
 import { keysetPage, withinPeriod } from '../database/list-queries';
 import { PURGE_STATEMENT_TIMEOUT_MS, TRANSACTION_LIMITS } from '../database/transaction-limits';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
 import { sqlStatement } from '../database/sql-statement';
 import type { CallbackResult as DbCallbackResult } from '../generated/prisma/enums';
 import type { Proven, SameValues } from '../database/same-values';
 import { PrismaService } from '../database/prisma.service';
-import { OrdersRepository } from '../orders/orders.repository';
+import { ORDER_CALLBACKS, type OrderCallbacks } from '../orders/order-callbacks.port';
 import { decideCallback } from './callback-decision';
 import type { CallbackRecord, CallbackResult, IncomingCallback, StoredCallback } from './callback.types';
 
-/** CALLBACK_RESULTS (callback.types.ts) is the database enum, value for value. */
+/** CALLBACK_RESULTS (orders/order.types.ts, through order-callbacks.port.ts) is the database enum, value for value. */
 export type CallbackEnumsMatch = Proven<SameValues<CallbackResult, DbCallbackResult>>;
 
 export interface CallbackFilter {
@@ -40,7 +40,7 @@ const PURGE_REJECTED = sqlStatement(
 export class CallbacksRepository {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly orders: OrdersRepository,
+    @Inject(ORDER_CALLBACKS) private readonly orders: OrderCallbacks,
   ) {}
 
   /**

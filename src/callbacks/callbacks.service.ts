@@ -1,11 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
 import { truncateUtf8 } from '../common/truncate-utf8';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { isCredentialHeaderName, isSecretKeyName, redact, REDACTED, storableJson, storableText } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
-import { CallbackUrlsService } from '../orders/callback-urls.service';
-import { OrderEventsService } from '../orders/order-events.service';
+import { ORDER_CALLBACKS, type OrderCallbacks } from '../orders/order-callbacks.port';
 import type { CallbackRecord } from './callback.types';
 import type { CallbackAckDto, CallbackPageDto, CallbackRecordDto, ListCallbacksQueryDto } from './callbacks.dto';
 import { CallbacksRepository } from './callbacks.repository';
@@ -34,8 +33,7 @@ export interface ArrivedCallback {
 @Injectable()
 export class CallbacksService {
   constructor(
-    private readonly orderEvents: OrderEventsService,
-    private readonly urls: CallbackUrlsService,
+    @Inject(ORDER_CALLBACKS) private readonly orders: OrderCallbacks,
     private readonly callbacks: CallbacksRepository,
     private readonly metrics: MetricsService,
   ) {}
@@ -51,7 +49,7 @@ export class CallbacksService {
     const tokenValid =
       outcome !== undefined &&
       UUID_PATTERN.test(arrived.pathOrderId) &&
-      this.urls.verify(arrived.pathOrderId, outcome, arrived.query.token);
+      this.orders.verifyCallbackUrl(arrived.pathOrderId, outcome, arrived.query.token);
     // Anyone can call a callback URL: what a wrong token brings is kept only in a bounded form.
     const bound = tokenValid ? (value: Record<string, unknown>) => value : boundedMembers;
     // A path that is not ours (a NUL, any text) is kept as storable, bounded text: a valid one is a
@@ -69,7 +67,7 @@ export class CallbacksService {
       remoteIp: arrived.remoteIp,
       requestId: arrived.requestId,
     });
-    this.orderEvents.publishLocal(event);
+    this.orders.publishLocal(event);
     this.metrics.callbacks.inc({
       outcome: ['success', 'failure'].includes(arrived.outcome) ? arrived.outcome : 'other',
       result: callback.result,

@@ -1,7 +1,5 @@
 /** Domain shapes of the orders area; Prisma's types stay inside the repositories. */
 
-import type { CallbackRecord } from '../callbacks/callback.types';
-
 export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'EXPIRED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
@@ -12,6 +10,14 @@ export const FINAL_STATUSES: readonly OrderStatus[] = ['SUCCEEDED', 'FAILED'];
 export const CALLBACK_DECIDABLE: readonly OrderStatus[] = ['PENDING', 'PROCESSING', 'UNKNOWN', 'EXPIRED'];
 
 export type CallbackOutcome = 'success' | 'failure';
+
+/**
+ * What a stored callback did. APPLIED: it decided its order. DUPLICATE: the order was already
+ * decided the same way. CONFLICT: the order was decided the other way (kept, flagged for review).
+ * REJECTED: no order of ours (unknown URL or wrong token).
+ */
+export const CALLBACK_RESULTS = ['APPLIED', 'DUPLICATE', 'CONFLICT', 'REJECTED'] as const;
+export type CallbackResult = (typeof CALLBACK_RESULTS)[number];
 
 /** What a provider callback may do to an order: the callbacks area decides it, the orders area makes it. */
 export type CallbackTransition = { kind: 'decide'; to: Extract<OrderStatus, 'SUCCEEDED' | 'FAILED'> } | { kind: 'flag_for_review' };
@@ -57,7 +63,7 @@ export interface StatusChangeRecord {
 export interface OrderDetailRecord {
   order: OrderRecord;
   history: Pick<StatusChangeRecord, 'fromStatus' | 'toStatus' | 'reason' | 'detail' | 'callbackId' | 'actor' | 'note' | 'at'>[];
-  callbacks: Pick<CallbackRecord, 'id' | 'outcome' | 'result' | 'receivedAt'>[];
+  callbacks: { id: string; outcome: string; result: CallbackResult; receivedAt: Date }[];
 }
 
 /** An order as the request gave it, before it is stored PENDING. */

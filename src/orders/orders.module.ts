@@ -6,6 +6,8 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { ProviderModule } from '../provider/provider.module';
 import { AuditModule } from '../audit/audit.module';
 import { CallbackUrlsService } from './callback-urls.service';
+import { OrderCallbacksAdapter } from './order-callbacks.adapter';
+import { ORDER_CALLBACKS } from './order-callbacks.port';
 import { OrderEventsService } from './order-events.service';
 import { OrderExpiryScheduler } from './order-expiry.scheduler';
 import { OrderStreams } from './order-streams';
@@ -15,8 +17,17 @@ import { OrdersService } from './orders.service';
 
 @Module({
   controllers: [OrdersController],
-  providers: [OrdersService, OrdersRepository, OrderEventsService, OrderStreams, OrderExpiryScheduler, CallbackUrlsService],
+  providers: [
+    OrdersService,
+    OrdersRepository,
+    OrderEventsService,
+    OrderStreams,
+    OrderExpiryScheduler,
+    CallbackUrlsService,
+    // The callbacks area's one way in (order-callbacks.port.ts).
+    { provide: ORDER_CALLBACKS, useClass: OrderCallbacksAdapter },
+  ],
   imports: [AuditModule, AuthModule, DatabaseModule, IdempotencyModule, MetricsModule, ProviderModule],
-  exports: [OrdersService, CallbackUrlsService, OrdersRepository, OrderEventsService],
+  exports: [OrdersService, OrdersRepository, OrderEventsService, ORDER_CALLBACKS],
 })
 export class OrdersModule {}

@@ -138,7 +138,7 @@ export class OrdersRepository {
    */
   async applyCallbackTransition(
     tx: Tx,
-    order: OrderRecord,
+    order: Pick<OrderRecord, 'id' | 'status'>,
     transition: CallbackTransition,
     callbackId: string,
   ): Promise<OrderStatusEvent | undefined> {
