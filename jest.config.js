@@ -1,9 +1,15 @@
 /**
- * Two tiers, one run (`npm test` runs both):
+ * Three tiers, three jest projects. `npm test` runs `unit` and `integration` (`--selectProjects`);
+ * `perf` runs only when asked for (`npm run test:perf`, or a `*.perf-spec.ts` path given to jest).
+ * docs/testing.md describes them.
  * - `unit`: the specs next to the code (`src/**\/*.spec.ts`). Pure logic and services with fake
  *   repositories and clients: no global setup, no database, no application. `npm run test:unit`.
- * - `integration`: everything under `test/`, against one migrated database (PGlite in memory, or a
- *   fresh database on TEST_DATABASE_URL) created by the global setup. `npm run test:integration`.
+ * - `integration`: everything under `test/` (`*.e2e-spec.ts`, `*.spec.ts`), against one migrated
+ *   database (PGlite in memory, or a fresh database on TEST_DATABASE_URL) created by the global
+ *   setup. `npm run test:integration`.
+ * - `perf`: `test/**\/*.perf-spec.ts`, measurements of the runtime rather than behaviour (V8 heap
+ *   bytes, garbage-collection traces, what survives a scavenge), which depend on what else the
+ *   process and the machine are doing. Same database and global setup as `integration`.
  */
 const swc = {
   jsc: {
@@ -23,27 +29,41 @@ const shared = {
   transformIgnorePatterns: [],
 };
 
+const integrationDatabase = {
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+};
+
+const projects = [
+  {
+    ...shared,
+    displayName: 'unit',
+    roots: ['<rootDir>/src'],
+    testMatch: ['**/*.spec.ts'],
+    testPathIgnorePatterns: ['/node_modules/'],
+  },
+  {
+    ...shared,
+    displayName: 'integration',
+    roots: ['<rootDir>/test'],
+    testMatch: ['**/*.e2e-spec.ts', '**/*.spec.ts'],
+    // Multi-session behaviour (advisory locks held by another session) needs a real server: CI sets
+    // TEST_DATABASE_URL; the embedded PGlite is a single session.
+    testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEST_DATABASE_URL ? [] : ['/test/postgres-only/'])],
+    ...integrationDatabase,
+  },
+  {
+    ...shared,
+    displayName: 'perf',
+    roots: ['<rootDir>/test'],
+    testMatch: ['**/*.perf-spec.ts'],
+    testPathIgnorePatterns: ['/node_modules/'],
+    ...integrationDatabase,
+  },
+];
+
 module.exports = {
   // A run-wide option: jest ignores it inside a project.
   testTimeout: 30000,
-  projects: [
-    {
-      ...shared,
-      displayName: 'unit',
-      roots: ['<rootDir>/src'],
-      testMatch: ['**/*.spec.ts'],
-      testPathIgnorePatterns: ['/node_modules/'],
-    },
-    {
-      ...shared,
-      displayName: 'integration',
-      roots: ['<rootDir>/test'],
-      testMatch: ['**/*.e2e-spec.ts', '**/*.spec.ts'],
-      // Multi-session behaviour (advisory locks held by another session) needs a real server: CI sets
-      // TEST_DATABASE_URL; the embedded PGlite is a single session.
-      testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEST_DATABASE_URL ? [] : ['/test/postgres-only/'])],
-      globalSetup: '<rootDir>/test/global-setup.ts',
-      globalTeardown: '<rootDir>/test/global-teardown.ts',
-    },
-  ],
+  projects,
 };

@@ -123,7 +123,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
    * every result outlived their request: they survived young-generation collections until the next
    * full one (about 2 MB promoted per scavenge while serving pages of orders, each scavenge pausing
    * 5 to 10 ms: most of the lists' p99 then), where the callback API lets them die young.
-   * test/perf/result-lifetime.e2e-spec.ts measures it.
+   * test/perf/result-lifetime.perf-spec.ts measures it.
    */
   private send<Row extends QueryResultRow>(client: PoolClient, statement: SqlStatement, values: unknown[]) {
     return new Promise<{ rows: Row[]; count: number }>((resolve, reject) => {

@@ -1,5 +1,5 @@
 /**
- * Child process of live-streams.e2e-spec.ts: holds many raw SSE clients, each on its own
+ * Child process of live-streams.e2e-spec.ts (and test/perf/live-streams-memory.perf-spec.ts): holds many raw SSE clients, each on its own
  * connection (no keep-alive agent), so that the test process's heap is the service's alone.
  * Speaks with the parent over IPC: one request, one answer.
  */

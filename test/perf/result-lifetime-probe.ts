@@ -1,5 +1,5 @@
 /**
- * Run by result-lifetime.e2e-spec.ts in a process of its own (node --expose-gc): V8's promotion
+ * Run by result-lifetime.perf-spec.ts in a process of its own (node --expose-gc): V8's promotion
  * heuristics depend on what a process ran before, and jest runs every spec file in one. Sends a
  * page-sized statement through `PrismaService.run` a hundred times, with young-generation
  * collections in between, and prints how many bytes the old generation grew by.
