@@ -6,11 +6,11 @@ import { OrdersModule } from '../orders/orders.module';
 import { CallbacksController } from './callbacks.controller';
 import { CallbacksRepository } from './callbacks.repository';
 import { CallbacksService } from './callbacks.service';
-import { RejectedCallbackPurgeScheduler } from './rejected-callback-purge.scheduler';
+import { RejectedCallbackPurgeJob } from './rejected-callback-purge.job';
 
 @Module({
   imports: [AuthModule, DatabaseModule, MetricsModule, OrdersModule],
   controllers: [CallbacksController],
-  providers: [CallbacksService, CallbacksRepository, RejectedCallbackPurgeScheduler],
+  providers: [CallbacksService, CallbacksRepository, RejectedCallbackPurgeJob],
 })
 export class CallbacksModule {}

@@ -1,4 +1,4 @@
-import { CardOperationsSweeper } from './card-operations.sweeper';
+import { CardOperationsSweepJob } from './card-operations-sweep.job';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
@@ -24,7 +24,7 @@ import { MoveCardMoneyUseCase } from './move-card-money.use-case';
     MoveCardMoneyUseCase,
     ChangeCardStateUseCase,
     CardsRepository,
-    CardOperationsSweeper,
+    CardOperationsSweepJob,
   ],
   exports: [CardsService, CardUsersService, CardsRepository],
 })

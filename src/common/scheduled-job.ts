@@ -62,7 +62,7 @@ export const INTERRUPTED_WORK_SWEEP_INTERVAL_MS = 60_000;
  * between, the row stays PENDING. Each area's sweeper turns such rows UNKNOWN (the provider may
  * have acted) once `interruptedAfterSeconds` have passed, so nothing stays silently in limbo.
  */
-export abstract class InterruptedWorkSweeper extends ScheduledJob<number> {
+export abstract class InterruptedWorkSweepJob extends ScheduledJob<number> {
   protected constructor(
     what: string,
     private readonly providerTimeoutMs: number,

@@ -1,4 +1,4 @@
-import { DistributionsSweeper } from './distributions.sweeper';
+import { DistributionsSweepJob } from './distributions-sweep.job';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
@@ -11,7 +11,7 @@ import { DistributionsService } from './distributions.service';
 @Module({
   imports: [AuthModule, DatabaseModule, IdempotencyModule, ProviderModule],
   controllers: [DistributionsController],
-  providers: [DistributionsService, DistributionsRepository, DistributionsSweeper],
+  providers: [DistributionsService, DistributionsRepository, DistributionsSweepJob],
   exports: [DistributionsService, DistributionsRepository],
 })
 export class DistributionsModule {}

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../database/database.module';
-import { IdempotencyPurgeScheduler } from './idempotency-purge.scheduler';
+import { IdempotencyPurgeJob } from './idempotency-purge.job';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
@@ -12,7 +12,7 @@ import { IdempotencyService } from './idempotency.service';
  */
 @Module({
   imports: [DatabaseModule],
-  providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyPurgeScheduler],
+  providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyPurgeJob],
   exports: [IdempotencyService, IdempotencyInterceptor, IdempotencyRepository],
 })
 export class IdempotencyModule {}

@@ -9,7 +9,7 @@ import { CallbackUrlsService } from './callback-urls.service';
 import { OrderCallbacksAdapter } from './order-callbacks.adapter';
 import { ORDER_CALLBACKS } from './order-callbacks.port';
 import { OrderEventsService } from './order-events.service';
-import { OrderExpiryScheduler } from './order-expiry.scheduler';
+import { OrderExpiryJob } from './order-expiry.job';
 import { OrderStreams } from './order-streams';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
@@ -22,7 +22,7 @@ import { OrdersService } from './orders.service';
     OrdersRepository,
     OrderEventsService,
     OrderStreams,
-    OrderExpiryScheduler,
+    OrderExpiryJob,
     CallbackUrlsService,
     // The callbacks area's one way in (order-callbacks.port.ts).
     { provide: ORDER_CALLBACKS, useClass: OrderCallbacksAdapter },

@@ -3,7 +3,7 @@ import { DatabaseModule } from '../database/database.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { AgentBudgetRepository } from './agent-budget.repository';
 import { AgentBudgetService } from './agent-budget.service';
-import { AgentBudgetSweeper } from './agent-budget.sweeper';
+import { AgentBudgetSweepJob } from './agent-budget-sweep.job';
 import { CardsClient } from './clients/cards.client';
 import { DistributionClient } from './clients/distribution.client';
 import { PayinClient } from './clients/payin.client';
@@ -28,7 +28,7 @@ const areaClients = [PayinClient, CardsClient, WalletLinkClient, DistributionCli
     ProviderTokenService,
     AgentBudgetRepository,
     AgentBudgetService,
-    AgentBudgetSweeper,
+    AgentBudgetSweepJob,
     ProviderHttpClient,
     ...areaClients,
   ],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { RejectedCallbackPurgeScheduler } from '../../src/callbacks/rejected-callback-purge.scheduler';
+import { RejectedCallbackPurgeJob } from '../../src/callbacks/rejected-callback-purge.job';
 import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
@@ -208,7 +208,7 @@ describe('hostile provider callbacks', () => {
       const [applied] = await storedOf(quiet.order.id);
       await service.prisma.providerCallback.update({ where: { id: applied.id }, data: { receivedAt: daysAgo(400) } });
 
-      await expect(service.get(RejectedCallbackPurgeScheduler).runOnce()).resolves.toBeGreaterThanOrEqual(1);
+      await expect(service.get(RejectedCallbackPurgeJob).runOnce()).resolves.toBeGreaterThanOrEqual(1);
       const left = await service.prisma.providerCallback.findMany({ where: { id: { in: [old.id, recent.id, applied.id] } } });
       expect(left.map((c) => c.id).sort()).toEqual([recent.id, applied.id].sort());
     });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { OrderExpiryScheduler } from '../../src/orders/order-expiry.scheduler';
+import { OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer, parseSse, waitForOrder } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -130,7 +130,7 @@ describe('pay-in orders end to end', () => {
     const res = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK });
     expect(res.body.status).toBe('PROCESSING');
     await service.prisma.$executeRaw`UPDATE orders SET processing_since = now() - interval '2 days' WHERE id = ${res.body.id}::uuid`;
-    expect(await service.get(OrderExpiryScheduler).sweepNow()).toBeGreaterThanOrEqual(1);
+    expect(await service.get(OrderExpiryJob).sweepNow()).toBeGreaterThanOrEqual(1);
     const expired = await waitForOrder(service, alice.token, res.body.id, () => true);
     expect(expired.status).toBe('EXPIRED');
 
@@ -163,7 +163,7 @@ describe('pay-in orders end to end', () => {
     });
     const finance = await customer(service, 'fin-1', 'finance');
     expect((await finance.getOrder(order.id)).body.status).toBe('PENDING');
-    await service.get(OrderExpiryScheduler).sweepNow();
+    await service.get(OrderExpiryJob).sweepNow();
     const after = (await finance.getOrder(order.id)).body;
     expect(after.status).toBe('UNKNOWN');
     expect(after.history.at(-1)).toMatchObject({ reason: 'submission_interrupted', status: 'UNKNOWN' });

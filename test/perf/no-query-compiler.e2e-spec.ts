@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { RejectedCallbackPurgeScheduler } from '../../src/callbacks/rejected-callback-purge.scheduler';
-import { CardOperationsSweeper } from '../../src/cards/card-operations.sweeper';
+import { RejectedCallbackPurgeJob } from '../../src/callbacks/rejected-callback-purge.job';
+import { CardOperationsSweepJob } from '../../src/cards/card-operations-sweep.job';
 import { REQUEST_ID_HEADER } from '../../src/create-app';
 import { registeredStatements } from '../../src/database/sql-statement';
-import { DistributionsSweeper } from '../../src/distributions/distributions.sweeper';
-import { IdempotencyPurgeScheduler } from '../../src/idempotency/idempotency-purge.scheduler';
+import { DistributionsSweepJob } from '../../src/distributions/distributions-sweep.job';
+import { IdempotencyPurgeJob } from '../../src/idempotency/idempotency-purge.job';
 import { IdempotencyRepository } from '../../src/idempotency/idempotency.repository';
-import { OrderExpiryScheduler } from '../../src/orders/order-expiry.scheduler';
+import { OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { OrdersRepository } from '../../src/orders/orders.repository';
-import { AgentBudgetSweeper } from '../../src/provider/agent-budget.sweeper';
+import { AgentBudgetSweepJob } from '../../src/provider/agent-budget-sweep.job';
 import { ProviderCallLog } from '../../src/provider/provider-call-log';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { orderRequest } from '../support/provider-factories';
@@ -30,13 +30,13 @@ const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|ROLLBACK|SET LOCAL statement_timeout
 
 /** Every job an instance runs on a timer, each run once as its scheduler would. */
 const BACKGROUND_JOBS: [string, (service: TestService) => Promise<unknown>][] = [
-  ['idempotency purge', (s) => s.get(IdempotencyPurgeScheduler).runOnce()],
-  ['rejected-callback purge', (s) => s.get(RejectedCallbackPurgeScheduler).runOnce()],
-  ['card-operations sweep', (s) => s.get(CardOperationsSweeper).sweepNow()],
-  ['distributions sweep', (s) => s.get(DistributionsSweeper).sweepNow()],
-  ['agent-budget sweep', (s) => s.get(AgentBudgetSweeper).runNow()],
+  ['idempotency purge', (s) => s.get(IdempotencyPurgeJob).runOnce()],
+  ['rejected-callback purge', (s) => s.get(RejectedCallbackPurgeJob).runOnce()],
+  ['card-operations sweep', (s) => s.get(CardOperationsSweepJob).sweepNow()],
+  ['distributions sweep', (s) => s.get(DistributionsSweepJob).sweepNow()],
+  ['agent-budget sweep', (s) => s.get(AgentBudgetSweepJob).runNow()],
   ['provider call log write', (s) => s.get(ProviderCallLog).flush()],
-  ['order sweep', (s) => s.get(OrderExpiryScheduler).sweepNow()],
+  ['order sweep', (s) => s.get(OrderExpiryJob).sweepNow()],
   ['orders-by-status gauge', (s) => s.get(OrdersRepository).countByStatus()],
   ['order streams catch-up', (s) => s.get(OrdersRepository).changesAfter([{ orderId: randomUUID(), afterChangeId: 0n }])],
 ];

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { ADVISORY_LOCKS } from '../../src/database/advisory-locks';
 import { CallbacksRepository } from '../../src/callbacks/callbacks.repository';
 import { IdempotencyRepository } from '../../src/idempotency/idempotency.repository';
-import { OrderExpiryScheduler } from '../../src/orders/order-expiry.scheduler';
+import { OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { testDatabaseUrl } from '../support/test-database';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -66,10 +66,10 @@ describe('jobs run by one instance at a time', () => {
       },
     });
     await other.query('SELECT pg_advisory_xact_lock($1::bigint)', [ADVISORY_LOCKS.orderSweep]);
-    expect(await service.get(OrderExpiryScheduler).sweepNow()).toBe(0);
+    expect(await service.get(OrderExpiryJob).sweepNow()).toBe(0);
     expect((await service.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('PROCESSING');
     await other.query('COMMIT');
-    expect(await service.get(OrderExpiryScheduler).sweepNow()).toBeGreaterThanOrEqual(1);
+    expect(await service.get(OrderExpiryJob).sweepNow()).toBeGreaterThanOrEqual(1);
     expect((await service.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('EXPIRED');
   });
 });

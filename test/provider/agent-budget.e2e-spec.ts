@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { AgentBudgetSweeper } from '../../src/provider/agent-budget.sweeper';
+import { AgentBudgetSweepJob } from '../../src/provider/agent-budget-sweep.job';
 import { CardsClient } from '../../src/provider/clients/cards.client';
 import { PayinClient } from '../../src/provider/clients/payin.client';
 import { WalletLinkClient } from '../../src/provider/clients/wallet-link.client';
@@ -84,7 +84,7 @@ describe('the /api/agent/* hourly budget', () => {
     await a.prisma.$executeRaw`
       INSERT INTO agent_budget_buckets (bucket, used) VALUES
         (date_trunc('minute', now()) - interval '62 minutes', 1), (date_trunc('minute', now()) - interval '59 minutes', 2)`;
-    expect(await a.get(AgentBudgetSweeper).runNow()).toBe(1);
+    expect(await a.get(AgentBudgetSweepJob).runNow()).toBe(1);
     expect(await taken()).toBe(2);
   });
 

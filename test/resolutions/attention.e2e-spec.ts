@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { OrderExpiryScheduler } from '../../src/orders/order-expiry.scheduler';
+import { OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { ORDER_STATUSES } from '../../src/orders/order.types';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { cardsClient, userWithCard } from '../support/cards-factories';
@@ -39,7 +39,7 @@ describe('GET /v1/reports/attention: what waits for a person', () => {
     // PENDING order another test file left behind would be swept to UNKNOWN in the middle of them.
     // Swept here first, every such order is in `before` already.
     await service.prisma.$executeRaw`UPDATE orders SET created_at = now() - interval '1 day' WHERE status = 'PENDING'`;
-    await service.get(OrderExpiryScheduler).sweepNow();
+    await service.get(OrderExpiryJob).sweepNow();
     const before = (await finance.attention()).body;
     const buyer = await customer(service);
     const make = orderMaker(service, buyer);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
-import { OrderExpiryScheduler } from '../../src/orders/order-expiry.scheduler';
+import { OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { customer } from '../support/orders-client';
@@ -26,7 +26,7 @@ export function orderMaker(service: TestService, buyer: Buyer) {
     expired: async () => {
       const order = await create(TEST_WALLETS.NO_CALLBACK, 'PROCESSING');
       await service.prisma.$executeRaw`UPDATE orders SET processing_since = now() - interval '30 days' WHERE id = ${order.id}::uuid`;
-      await service.get(OrderExpiryScheduler).sweepNow();
+      await service.get(OrderExpiryJob).sweepNow();
       return { ...order, status: 'EXPIRED' } as Record<string, any>;
     },
     /** Stored, never handed to the provider (a crash before the call), `ageSeconds` old. */

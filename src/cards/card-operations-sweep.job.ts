@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { InterruptedWorkSweeper } from '../common/scheduled-job';
+import { InterruptedWorkSweepJob } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
 import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
@@ -8,7 +8,7 @@ import { CardsRepository } from './cards.repository';
 
 /** Card operations interrupted by a crash (PENDING, no recorded answer) become UNKNOWN. */
 @Injectable()
-export class CardOperationsSweeper extends InterruptedWorkSweeper {
+export class CardOperationsSweepJob extends InterruptedWorkSweepJob {
   constructor(
     private readonly cards: CardsRepository,
     @InjectConfig() config: AppConfig,

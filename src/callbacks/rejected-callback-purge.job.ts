@@ -18,7 +18,7 @@ const MAX_BATCHES_PER_RUN = 200;
  * lock in the repository lets one of them do the work at a time.
  */
 @Injectable()
-export class RejectedCallbackPurgeScheduler extends ScheduledJob<number> {
+export class RejectedCallbackPurgeJob extends ScheduledJob<number> {
   constructor(
     private readonly repository: CallbacksRepository,
     @Inject(APP_LOGGER) logger: Logger,

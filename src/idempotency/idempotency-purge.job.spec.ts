@@ -1,8 +1,8 @@
 import pino from 'pino';
-import { IdempotencyPurgeScheduler } from './idempotency-purge.scheduler';
+import { IdempotencyPurgeJob } from './idempotency-purge.job';
 import type { IdempotencyRepository } from './idempotency.repository';
 
-describe('IdempotencyPurgeScheduler', () => {
+describe('IdempotencyPurgeJob', () => {
   const silent = pino({ level: 'silent' });
 
   it('never runs two purges at once in one instance', async () => {
@@ -10,7 +10,7 @@ describe('IdempotencyPurgeScheduler', () => {
     const repository = {
       tryPurgeAsLeader: jest.fn(() => new Promise<{ leader: boolean; purged: number }>((resolve) => (finish = resolve))),
     };
-    const scheduler = new IdempotencyPurgeScheduler(repository as unknown as IdempotencyRepository, silent);
+    const scheduler = new IdempotencyPurgeJob(repository as unknown as IdempotencyRepository, silent);
     const first = scheduler.runOnce();
     const second = scheduler.runOnce();
     finish({ leader: true, purged: 3 });
@@ -24,7 +24,7 @@ describe('IdempotencyPurgeScheduler', () => {
 
   it('survives a failed purge', async () => {
     const repository = { tryPurgeAsLeader: jest.fn(async () => Promise.reject(new Error('connection refused'))) };
-    const scheduler = new IdempotencyPurgeScheduler(repository as unknown as IdempotencyRepository, silent);
+    const scheduler = new IdempotencyPurgeJob(repository as unknown as IdempotencyRepository, silent);
     await expect(scheduler.runOnce()).resolves.toBeUndefined();
   });
 
@@ -32,7 +32,7 @@ describe('IdempotencyPurgeScheduler', () => {
     jest.useFakeTimers();
     try {
       const repository = { tryPurgeAsLeader: jest.fn(async () => ({ leader: true, purged: 0 })) };
-      const scheduler = new IdempotencyPurgeScheduler(repository as unknown as IdempotencyRepository, silent);
+      const scheduler = new IdempotencyPurgeJob(repository as unknown as IdempotencyRepository, silent);
       scheduler.onApplicationBootstrap();
       await jest.advanceTimersByTimeAsync(10 * 60 * 1000);
       expect(repository.tryPurgeAsLeader).toHaveBeenCalledTimes(2);

@@ -11,7 +11,7 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  * DELETE is idempotent and never touches a bucket still counted, so no lock is needed.
  */
 @Injectable()
-export class AgentBudgetSweeper extends ScheduledJob<number> {
+export class AgentBudgetSweepJob extends ScheduledJob<number> {
   constructor(
     private readonly repository: AgentBudgetRepository,
     @Inject(APP_LOGGER) logger: Logger,

@@ -13,7 +13,7 @@ const FIRST_PURGE_DELAY_MS = 30 * 1000;
  * lock in the repository lets one of them do the work at a time.
  */
 @Injectable()
-export class IdempotencyPurgeScheduler extends ScheduledJob<void> {
+export class IdempotencyPurgeJob extends ScheduledJob<void> {
   constructor(
     private readonly repository: IdempotencyRepository,
     @Inject(APP_LOGGER) logger: Logger,

@@ -1,11 +1,11 @@
 import pino from 'pino';
 import type { CallbacksRepository } from './callbacks.repository';
-import { RejectedCallbackPurgeScheduler } from './rejected-callback-purge.scheduler';
+import { RejectedCallbackPurgeJob } from './rejected-callback-purge.job';
 
-describe('RejectedCallbackPurgeScheduler', () => {
+describe('RejectedCallbackPurgeJob', () => {
   const silent = pino({ level: 'silent' });
   const schedulerWith = (tryPurgeRejectedAsLeader: jest.Mock) =>
-    new RejectedCallbackPurgeScheduler({ tryPurgeRejectedAsLeader } as unknown as CallbacksRepository, silent);
+    new RejectedCallbackPurgeJob({ tryPurgeRejectedAsLeader } as unknown as CallbacksRepository, silent);
 
   it('purges a backlog in batches of 30-day-old records until a batch comes back short', async () => {
     const batches = [5_000, 5_000, 12];

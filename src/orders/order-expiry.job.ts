@@ -14,7 +14,7 @@ export const ORDER_SWEEP_INTERVAL_MS = 30_000;
  * the work each time. A late callback still decides an EXPIRED order.
  */
 @Injectable()
-export class OrderExpiryScheduler extends ScheduledJob<number> {
+export class OrderExpiryJob extends ScheduledJob<number> {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly events: OrderEventsService,
