@@ -6,7 +6,7 @@ import { CallbacksModule } from './callbacks/callbacks.module';
 import { CardsModule } from './cards/cards.module';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import type { AppConfig } from './config/app-config';
-import { ConfigModule } from './config/config.module';
+import { configModuleFor } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -27,7 +27,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        configModuleFor(config),
         LoggingModule.forRoot(logger),
         MetricsModule,
         DatabaseModule,

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { Catch, Controller, Get, Module, type ArgumentsHost, type ExceptionFilter, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ConfigService } from '@nestjs/config';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { loadAppConfig, type AppConfig } from '../config/app-config';
-import { ConfigModule } from '../config/config.module';
+import { configModuleFor } from '../config/config.module';
 import { DomainError, ForbiddenError, UnauthenticatedError } from '../common/domain-error';
 import { Auth, CurrentUser } from './auth.decorator';
 import {
@@ -46,7 +47,7 @@ function contextFor(handler: keyof ReportsController, headers: AuthenticatedRequ
 }
 
 describe('AuthGuard', () => {
-  const guard = new AuthGuard(new Reflector(), new JwtVerifier(config));
+  const guard = new AuthGuard(new Reflector(), new JwtVerifier(new ConfigService(config)));
   const check = (handler: keyof ReportsController, headers: AuthenticatedRequest['headers']) =>
     guard.canActivate(contextFor(handler, headers).context);
 
@@ -99,7 +100,7 @@ describe('AuthGuard', () => {
 });
 
 describe('authenticateRequest (the HTTP layer, before the body is read)', () => {
-  const verifier = new JwtVerifier(config);
+  const verifier = new JwtVerifier(new ConfigService(config));
   const guard = new AuthGuard(new Reflector(), verifier);
 
   it('verifies once: the guard uses its caller, and still checks the roles', async () => {
@@ -190,7 +191,7 @@ describe('@Auth on a Fastify application', () => {
     }
   }
 
-  @Module({ imports: [ConfigModule.forRoot(config), AuthModule], controllers: [ProbeController, TeamController, OpenController] })
+  @Module({ imports: [configModuleFor(config), AuthModule], controllers: [ProbeController, TeamController, OpenController] })
   class ProbeModule {}
 
   let app: NestFastifyApplication;

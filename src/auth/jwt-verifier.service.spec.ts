@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConfigService } from '@nestjs/config';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { loadAppConfig, type AppConfig } from '../config/app-config';
 import { UnauthenticatedError } from '../common/domain-error';
@@ -9,8 +10,8 @@ import { JwtVerifier, TOKEN_MESSAGES } from './jwt-verifier.service';
 const SECRET = 'test-secret-of-at-least-thirty-two-characters';
 const now = () => Math.floor(Date.now() / 1000);
 
-function configWith(auth: AppConfig['auth']): AppConfig {
-  return { ...loadAppConfig({}), auth };
+function configWith(auth: AppConfig['auth']): ConfigService<AppConfig, true> {
+  return new ConfigService({ ...loadAppConfig({}), auth });
 }
 
 /** An HS256 token of a raw payload text: JSON a signer would never write (`1e309`). */

@@ -1,8 +1,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { UnauthenticatedError } from '../common/domain-error';
 import { unsafeTextReason } from '../common/validation';
 import { DEFAULT_ROLES, ROLES, isRole, type AuthUser, type Role } from './auth.types';
@@ -36,8 +36,8 @@ export class JwtVerifier {
   private readonly remoteKeys?: JWTVerifyGetKey;
   private readonly policy: TokenPolicy;
 
-  constructor(@InjectConfig() config: AppConfig) {
-    const { jwtSecret, jwksUrl, issuer, audience, maxTokenTtlSeconds } = config.auth;
+  constructor(config: ConfigService<AppConfig, true>) {
+    const { jwtSecret, jwksUrl, issuer, audience, maxTokenTtlSeconds } = config.get('auth', { infer: true });
     this.policy = { issuer, audience, maxTtlSeconds: maxTokenTtlSeconds ?? DEFAULT_MAX_TOKEN_TTL_SECONDS };
     if (jwtSecret) this.hmacKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
     // jose caches the key set and refetches on an unknown `kid`, so identity provider key rotation works.

@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { ConfigService } from '@nestjs/config';
 import { loadAppConfig } from '../config/app-config';
 import type { Role } from './auth.types';
 import { JwtVerifier } from './jwt-verifier.service';
@@ -31,7 +32,7 @@ describe('parseTtl', () => {
 });
 
 describe('mintToken', () => {
-  const verifier = new JwtVerifier({ ...loadAppConfig({}), auth: { jwtSecret: SECRET } });
+  const verifier = new JwtVerifier(new ConfigService({ ...loadAppConfig({}), auth: { jwtSecret: SECRET } }));
 
   it('mints an HS256 token the verifier accepts, expiring after the TTL', async () => {
     const token = await mintToken({ sub: 'alice', roles: ['finance', 'admin'], ttl: '8h', secret: SECRET });
@@ -46,10 +47,12 @@ describe('mintToken', () => {
   });
 
   it('sets iss and aud when given, so a verifier that requires them accepts the token', async () => {
-    const strict = new JwtVerifier({
-      ...loadAppConfig({}),
-      auth: { jwtSecret: SECRET, issuer: 'https://idp.example.com/', audience: 'payments-bff', maxTokenTtlSeconds: 3600 },
-    });
+    const strict = new JwtVerifier(
+      new ConfigService({
+        ...loadAppConfig({}),
+        auth: { jwtSecret: SECRET, issuer: 'https://idp.example.com/', audience: 'payments-bff', maxTokenTtlSeconds: 3600 },
+      }),
+    );
     const plain = await mintToken({ sub: 'alice', roles: ['customer'], ttl: '1h', secret: SECRET });
     await expect(strict.verify(plain)).rejects.toThrow();
     const token = await mintToken({

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import type { AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError } from '../common/domain-error';
 import { MoneyError, parseStoredDecimal } from '../common/money';
 import { UUID_PATTERN } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
@@ -25,12 +25,15 @@ import { CardsRepository } from './cards.repository';
 export class CardOperationRunner {
   readonly logger: Logger;
 
+  private readonly currencies: AppConfig['currencies'];
+
   constructor(
     private readonly repository: CardsRepository,
     private readonly idempotency: IdempotencyService,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
+    this.currencies = config.get('currencies', { infer: true });
     this.logger = logger.child({ component: 'cards' });
   }
 
@@ -81,7 +84,7 @@ export class CardOperationRunner {
       this.logger.warn({ cardId: card.id }, `the provider answered without ${field}`);
       return null;
     }
-    const rule = this.config.currencies[card.currency];
+    const rule = this.currencies[card.currency];
     if (!rule) return null;
     try {
       return parseStoredDecimal(String(value), rule).toString();

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
 import { SecretBox } from '../common/secret-box';
 import { unsafeTextReason } from '../common/validation';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { CardsClient } from '../provider/clients/cards.client';
 import { ProviderBadResponseError, ProviderError } from '../provider/provider.errors';
@@ -26,13 +26,16 @@ export class CardUsersService {
   private readonly secretBox: SecretBox;
   private readonly logger: Logger;
 
+  private readonly currencies: AppConfig['currencies'];
+
   constructor(
     private readonly repository: CardsRepository,
     private readonly provider: CardsClient,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
-    this.secretBox = new SecretBox(config.dataEncryptionKey);
+    this.currencies = config.get('currencies', { infer: true });
+    this.secretBox = new SecretBox(config.get('dataEncryptionKey', { infer: true }));
     this.logger = logger.child({ component: 'cards' });
   }
 
@@ -150,7 +153,7 @@ export class CardUsersService {
       { cardUserId: cardUser.id, kind: query.kind, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
-    return toPage(rows, limit, positionOf, (o) => toOperationDto(o, this.config.currencies));
+    return toPage(rows, limit, positionOf, (o) => toOperationDto(o, this.currencies));
   }
 
   /** Existing and visible to this user, or 404: another customer's card user does not exist for them. */

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { Money } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
@@ -60,15 +60,18 @@ const CARD_CREATION_RESOURCE = 'card_creation';
 export class CardsService implements OnModuleInit {
   private readonly logger: Logger;
 
+  private readonly currencies: AppConfig['currencies'];
+
   constructor(
     private readonly repository: CardsRepository,
     private readonly cardUsers: CardUsersService,
     private readonly provider: CardsClient,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
     private readonly idempotency: IdempotencyService,
     private readonly runner: CardOperationRunner,
   ) {
+    this.currencies = config.get('currencies', { infer: true });
     this.logger = logger.child({ component: 'cards' });
   }
 
@@ -87,7 +90,7 @@ export class CardsService implements OnModuleInit {
     if (!operation) return undefined;
     const card = operation.cardId ? await this.repository.findCard(operation.cardId) : undefined;
     if (!card) throw new CardCreationIncompleteError(operation);
-    return withoutCardSecrets({ ...toCardDto(card, this.config.currencies), operationId: operation.id });
+    return withoutCardSecrets({ ...toCardDto(card, this.currencies), operationId: operation.id });
   }
 
   // ------------------------------------------------------------------ creation
@@ -144,7 +147,7 @@ export class CardsService implements OnModuleInit {
     );
     this.logger.info({ cardId: card.id, cardUserId: cardUser.id, operationId: done.id, last4: card.last4 }, 'card created');
     return {
-      ...toCardDto(card, this.config.currencies),
+      ...toCardDto(card, this.currencies),
       cardNumber: digits,
       cvv,
       secretsShownOnce: true,
@@ -173,7 +176,7 @@ export class CardsService implements OnModuleInit {
         this.logger.warn({ cardId: card.id, code: error.code }, 'card refresh failed; answering the stored copy');
       }
     }
-    return { ...toCardDto(card, this.config.currencies), refreshed };
+    return { ...toCardDto(card, this.currencies), refreshed };
   }
 
   async list(user: AuthUser, query: ListCardsQueryDto): Promise<CardPageDto> {
@@ -182,7 +185,7 @@ export class CardsService implements OnModuleInit {
       { ownerId: visibleOwnerOf(user), cardUserId: query.cardUserId, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
-    return toPage(rows, limit, positionOf, (c) => toCardDto(c, this.config.currencies));
+    return toPage(rows, limit, positionOf, (c) => toCardDto(c, this.currencies));
   }
 
   async operations(user: AuthUser, id: string, query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
@@ -192,13 +195,13 @@ export class CardsService implements OnModuleInit {
       { cardId: card.id, kind: query.kind, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
-    return toPage(rows, limit, positionOf, (o) => toOperationDto(o, this.config.currencies));
+    return toPage(rows, limit, positionOf, (o) => toOperationDto(o, this.currencies));
   }
 
   async operation(user: AuthUser, operationId: string): Promise<CardOperationDto> {
     const operation = UUID_PATTERN.test(operationId) ? await this.repository.findOperation(operationId) : undefined;
     if (!operation || !canSee(user, operation.ownerId)) throw new NotFoundError(`No card operation ${operationId}.`);
-    return toOperationDto(operation, this.config.currencies);
+    return toOperationDto(operation, this.currencies);
   }
 
   /**
@@ -232,14 +235,14 @@ export class CardsService implements OnModuleInit {
 
   private openingBalance(dto: CreateCardDto): Money {
     if (isZeroAmount(dto.balance)) {
-      const known = Object.prototype.hasOwnProperty.call(this.config.currencies, dto.currency);
+      const known = Object.prototype.hasOwnProperty.call(this.currencies, dto.currency);
       if (!known)
         throw new ValidationFailedError([
-          { field: 'currency', message: `currency must be one of ${Object.keys(this.config.currencies).join(', ')}` },
+          { field: 'currency', message: `currency must be one of ${Object.keys(this.currencies).join(', ')}` },
         ]);
-      return Money.zero(this.config.currencies[dto.currency]);
+      return Money.zero(this.currencies[dto.currency]);
     }
-    const checked = validateAmountForCurrency(dto.balance, dto.currency, this.config.currencies, { amount: 'balance' });
+    const checked = validateAmountForCurrency(dto.balance, dto.currency, this.currencies, { amount: 'balance' });
     if ('errors' in checked) throw new ValidationFailedError(checked.errors);
     return checked.money;
   }

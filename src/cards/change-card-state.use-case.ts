@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
 import { toOperationDto } from './card-mappers';
@@ -22,12 +22,16 @@ type StateChange = {
  */
 @Injectable()
 export class ChangeCardStateUseCase {
+  private readonly currencies: AppConfig['currencies'];
+
   constructor(
     private readonly repository: CardsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.currencies = config.get('currencies', { infer: true });
+  }
 
   freeze(user: AuthUser, id: string): Promise<CardOperationResultDto> {
     return this.changeState(user, id, { kind: 'FREEZE', target: 'FROZEN', call: (cardId) => this.provider.disable(cardId) });
@@ -68,6 +72,6 @@ export class ChangeCardStateUseCase {
       { cardId: card.id, operationId: done.operation.id, kind: change.kind, status: done.card.status },
       'card operation succeeded',
     );
-    return { ...toOperationDto(done.operation, this.config.currencies), cardStatus: done.card.status };
+    return { ...toOperationDto(done.operation, this.currencies), cardStatus: done.card.status };
   }
 }

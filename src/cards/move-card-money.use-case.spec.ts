@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
 import type { IdempotencyService } from '../idempotency/idempotency.service';
@@ -13,7 +14,7 @@ import type { CardsRepository } from './cards.repository';
 import { MoveCardMoneyUseCase } from './move-card-money.use-case';
 
 const alice: AuthUser = { id: 'alice', roles: ['customer'] };
-const config = { currencies: { XAF: { code: 'XAF', decimals: 0, maxAmount: '100000000' } } } as unknown as AppConfig;
+const config = new ConfigService<AppConfig, true>({ currencies: { XAF: { code: 'XAF', decimals: 0, maxAmount: '100000000' } } });
 
 /** The repository's rules in memory: operations stored PENDING, completed once, the card's balance moved on success. */
 class FakeCardsRepository {

@@ -1,9 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import { ValidationFailedError } from '../common/domain-error';
 import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
@@ -25,13 +25,17 @@ const CARD_OPERATION_RESOURCE = 'card_operation';
  */
 @Injectable()
 export class MoveCardMoneyUseCase implements OnModuleInit {
+  private readonly currencies: AppConfig['currencies'];
+
   constructor(
     private readonly repository: CardsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
     private readonly idempotency: IdempotencyService,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.currencies = config.get('currencies', { infer: true });
+  }
 
   /** What a retry answers when the request it repeats died after storing its operation. */
   onModuleInit() {
@@ -52,7 +56,7 @@ export class MoveCardMoneyUseCase implements OnModuleInit {
 
   private async moveMoney(user: AuthUser, id: string, dto: CardAmountDto, kind: 'TOPUP' | 'WITHDRAW'): Promise<CardOperationResultDto> {
     const card = await this.runner.findForChange(user, id);
-    const checked = validateAmountForCurrency(dto.amount, card.currency, this.config.currencies);
+    const checked = validateAmountForCurrency(dto.amount, card.currency, this.currencies);
     if ('errors' in checked) throw new ValidationFailedError(checked.errors);
     refuseIfTerminated(card);
     if (card.status === 'FROZEN') throw new CardFrozenError(card.id);
@@ -84,13 +88,13 @@ export class MoveCardMoneyUseCase implements OnModuleInit {
       { cardId: card.id, operationId: done.operation.id, kind, amount, currency: card.currency },
       'card operation succeeded',
     );
-    return { ...toOperationDto(done.operation, this.config.currencies), cardStatus: done.card.status };
+    return { ...toOperationDto(done.operation, this.currencies), cardStatus: done.card.status };
   }
 
   /** The operation with its stored outcome (UNKNOWN once swept), shaped as the route's answer. */
   private async recoveredOperation(operationId: string): Promise<CardOperationResultDto | undefined> {
     const operation = await this.repository.findOperation(operationId);
     const card = operation?.cardId ? await this.repository.findCard(operation.cardId) : undefined;
-    return operation && card && { ...toOperationDto(operation, this.config.currencies), cardStatus: card.status };
+    return operation && card && { ...toOperationDto(operation, this.currencies), cardStatus: card.status };
   }
 }

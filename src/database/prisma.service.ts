@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { currentRequestId } from '../logging/request-context';
 import type { SqlStatement } from './sql-statement';
 
@@ -45,10 +45,11 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   private readonly listeners = new Set<StatementListener>();
   private readonly drains: (() => Promise<void>)[] = [];
 
-  constructor(@InjectConfig() config: AppConfig) {
-    if (!config.databaseUrl) throw new Error('PrismaService needs a database URL (the embedded database is started before the app)');
+  constructor(config: ConfigService<AppConfig, true>) {
+    const databaseUrl = config.get('databaseUrl', { infer: true });
+    if (!databaseUrl) throw new Error('PrismaService needs a database URL (the embedded database is started before the app)');
     const pool = new Pool({
-      connectionString: config.databaseUrl,
+      connectionString: databaseUrl,
       max: DATABASE_POOL_SIZE,
       connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
     });

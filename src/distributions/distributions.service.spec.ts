@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import { ConfigService } from '@nestjs/config';
 import pino from 'pino';
 import type { NewAuditEvent } from '../audit/audit.types';
 import type { AuthUser } from '../auth/auth.types';
@@ -117,7 +118,7 @@ function setup() {
   const service = new DistributionsService(
     repository as unknown as DistributionsRepository,
     client as unknown as DistributionClient,
-    loadAppConfig({}),
+    new ConfigService(loadAppConfig({})),
     pino({ level: 'silent' }),
     idempotency as unknown as IdempotencyService,
   );

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
@@ -7,7 +8,6 @@ import { Money, MoneyError, readStoredAmount } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
 import type { AppConfig, CurrencyRule } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { DistributionClient } from '../provider/clients/distribution.client';
@@ -37,13 +37,17 @@ interface Prepared {
 
 @Injectable()
 export class DistributionsService implements OnModuleInit {
+  private readonly currencies: AppConfig['currencies'];
+
   constructor(
     private readonly distributions: DistributionsRepository,
     private readonly client: DistributionClient,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly idempotency: IdempotencyService,
-  ) {}
+  ) {
+    this.currencies = config.get('currencies', { infer: true });
+  }
 
   onModuleInit() {
     // A retry of a distribution whose request died answers the distribution as it is now (UNKNOWN once swept).
@@ -139,7 +143,7 @@ export class DistributionsService implements OnModuleInit {
    */
   private prepare(dto: { amount: string | number; currency: string; distribution: DistributionEntryDto[] }): Prepared {
     const errors: FieldError[] = [];
-    const checked = validateAmountForCurrency(dto.amount, dto.currency, this.config.currencies);
+    const checked = validateAmountForCurrency(dto.amount, dto.currency, this.currencies);
     if ('errors' in checked) errors.push(...checked.errors);
     errors.push(...distributionListErrors(dto.distribution));
     let providerAmount = 0;
@@ -242,7 +246,7 @@ export class DistributionsService implements OnModuleInit {
 
   /** The configured rule; for a currency no longer configured, its ISO 4217 minor units. */
   private ruleFor(code: string): CurrencyRule {
-    const configured = this.config.currencies[code];
+    const configured = this.currencies[code];
     if (configured) return configured;
     let decimals = 2;
     try {

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { ConfigService } from '@nestjs/config';
 import { ValidationFailedError } from '../common/domain-error';
 import { IdempotencyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from './idempotency.errors';
 import type {
@@ -408,7 +409,7 @@ describe('IdempotencyService: the life of a key', () => {
   });
 
   it('defaults the lease to the provider timeout plus a margin', () => {
-    const service = new IdempotencyService({} as IdempotencyRepository, {}, { provider: { timeoutMs: 2_000 } } as never);
+    const service = new IdempotencyService({} as IdempotencyRepository, {}, new ConfigService({ provider: { timeoutMs: 2_000 } }) as never);
     expect(service.leaseMs).toBe(7_000);
   });
 });

@@ -2,10 +2,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { ValidationFailedError } from '../common/domain-error';
 import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IdempotencyInProgressError,
@@ -159,13 +159,15 @@ export class IdempotencyService {
   constructor(
     private readonly repository: IdempotencyRepository,
     @Optional() @Inject(IDEMPOTENCY_OPTIONS) options?: IdempotencyOptions,
-    @Optional() @Inject(APP_CONFIG) config?: AppConfig,
+    @Optional() config?: ConfigService<AppConfig, true>,
   ) {
-    const leaseMs = (config?.provider.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS) + LEASE_MARGIN_MS;
+    const provider = config?.get('provider', { infer: true });
+    const dataEncryptionKey = config?.get('dataEncryptionKey', { infer: true });
+    const leaseMs = (provider?.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS) + LEASE_MARGIN_MS;
     this.options = { ...DEFAULTS, leaseMs, ...options };
     // Without the configuration (a unit test building the service alone) a random key still keys
     // every fingerprint; the application always has DATA_ENCRYPTION_KEY, shared by all instances.
-    this.fingerprintKey = config?.dataEncryptionKey?.length ? fingerprintKey(config.dataEncryptionKey) : randomBytes(32);
+    this.fingerprintKey = dataEncryptionKey?.length ? fingerprintKey(dataEncryptionKey) : randomBytes(32);
   }
 
   /** How long a request holds its key between two renewals. */

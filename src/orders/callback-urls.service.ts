@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import type { CallbackOutcome } from './order.types';
 
 /**
@@ -11,7 +11,13 @@ import type { CallbackOutcome } from './order.types';
  */
 @Injectable()
 export class CallbackUrlsService {
-  constructor(@InjectConfig() private readonly config: AppConfig) {}
+  private readonly publicBaseUrl: string;
+  private readonly signingSecret: string;
+
+  constructor(config: ConfigService<AppConfig, true>) {
+    this.publicBaseUrl = config.get('publicBaseUrl', { infer: true });
+    this.signingSecret = config.get('callbackSigningSecret', { infer: true });
+  }
 
   urlsFor(orderId: string): { successUrl: string; failureUrl: string } {
     return { successUrl: this.urlFor(orderId, 'success'), failureUrl: this.urlFor(orderId, 'failure') };
@@ -26,10 +32,10 @@ export class CallbackUrlsService {
   }
 
   private urlFor(orderId: string, outcome: CallbackOutcome): string {
-    return `${this.config.publicBaseUrl}/v1/callbacks/payin/${orderId}/${outcome}?token=${this.tokenFor(orderId, outcome)}`;
+    return `${this.publicBaseUrl}/v1/callbacks/payin/${orderId}/${outcome}?token=${this.tokenFor(orderId, outcome)}`;
   }
 
   private tokenFor(orderId: string, outcome: CallbackOutcome): string {
-    return createHmac('sha256', this.config.callbackSigningSecret).update(`payin-callback:v1:${orderId}:${outcome}`).digest('base64url');
+    return createHmac('sha256', this.signingSecret).update(`payin-callback:v1:${orderId}:${outcome}`).digest('base64url');
   }
 }

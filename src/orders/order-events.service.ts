@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Client } from 'pg';
 import { Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import type { OrderStatusEvent, StatusChangeRecord } from './order.types';
 import { ORDER_EVENTS_CHANNEL, OrdersRepository } from './orders.repository';
@@ -69,11 +69,15 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   private awaitedProbe?: string;
   private notificationsArrive = false;
 
+  private readonly databaseUrl: string | undefined;
+
   constructor(
     private readonly orders: OrdersRepository,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.databaseUrl = config.get('databaseUrl', { infer: true });
+  }
 
   async onModuleInit() {
     await this.listen();
@@ -180,7 +184,7 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   }
 
   private async listen() {
-    const client = new Client({ connectionString: this.config.databaseUrl });
+    const client = new Client({ connectionString: this.databaseUrl });
     client.on('notification', (message) => {
       if (message.channel === PROBE_CHANNEL) return this.probeArrived(message.payload);
       if (message.channel !== ORDER_EVENTS_CHANNEL || !message.payload) return;
@@ -216,7 +220,9 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   private async sendProbe() {
     const probe = randomUUID();
     this.awaitedProbe = probe;
-    const sender = new Client({ connectionString: this.config.databaseUrl });
+    const sender = new Client({ connectionString: this.databaseUrl });
+    // A connection lost after the query (the server going away) is of no interest; without a listener it would crash the process.
+    sender.on('error', () => undefined);
     try {
       await sender.connect();
       await sender.query('SELECT pg_notify($1, $2)', [PROBE_CHANNEL, probe]);

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../common/domain-error';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { OrderEventsService, statusEventOf, type OrderWatcher } from './order-events.service';
 import { FINAL_STATUSES, type OrderRecord, type OrderStatusEvent } from './order.types';
@@ -56,12 +56,16 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
   private keepAliveCount = 0;
   private keepAliveTimer?: NodeJS.Timeout;
 
+  private readonly sse: AppConfig['sse'];
+
   constructor(
     private readonly events: OrderEventsService,
     private readonly orders: OrdersRepository,
     private readonly metrics: MetricsService,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.sse = config.get('sse', { infer: true });
+  }
 
   onModuleInit() {
     this.metrics.gaugeCollectedOnScrape('order_event_streams_open', 'Live order status streams open on this instance', [], () =>
@@ -80,7 +84,7 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
 
   /** Takes a place for a new stream of `userId`, or refuses with 429 when a cap is reached. */
   reserve(userId: string): StreamSlot {
-    const { maxStreamsPerUser, maxStreams } = this.config.sse;
+    const { maxStreamsPerUser, maxStreams } = this.sse;
     const ofUser = this.openPerUser.get(userId) ?? 0;
     if (ofUser >= maxStreamsPerUser) {
       throw new TooManyStreamsError(`At most ${maxStreamsPerUser} live streams per user may be open at once; close one or retry later.`);
@@ -189,7 +193,7 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
           for (const send of this.keepAliveGroups[this.keepAliveTick]) send();
           this.keepAliveTick = (this.keepAliveTick + 1) % KEEP_ALIVE_SPREAD;
         },
-        (this.config.sse.keepAliveSeconds * 1000) / KEEP_ALIVE_SPREAD,
+        (this.sse.keepAliveSeconds * 1000) / KEEP_ALIVE_SPREAD,
       );
       this.keepAliveTimer.unref();
     }

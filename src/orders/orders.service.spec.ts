@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
 import type { PayinClient } from '../provider/clients/payin.client';
@@ -77,7 +78,7 @@ class FakeOrders {
 function serviceAnswering(answer: () => Promise<PayinEnvelope>) {
   const orders = new FakeOrders();
   const published: OrderStatusEvent[] = [];
-  const config = { currencies: { XAF: { code: 'XAF', decimals: 0, maxAmount: '1000000' } } } as unknown as AppConfig;
+  const config = new ConfigService<AppConfig, true>({ currencies: { XAF: { code: 'XAF', decimals: 0, maxAmount: '1000000' } } });
   const service = new OrdersService(
     orders as unknown as OrdersRepository,
     { collect: answer } as unknown as PayinClient,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { canReadAll, canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
@@ -8,7 +9,6 @@ import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATT
 import { formatStoredAmount, MoneyError } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { PayinClient } from '../provider/clients/payin.client';
@@ -53,17 +53,21 @@ const CSV_COLUMNS = [
 
 @Injectable()
 export class OrdersService implements OnModuleInit {
+  private readonly currencies: AppConfig['currencies'];
+
   constructor(
     private readonly orders: OrdersRepository,
     private readonly payin: PayinClient,
     private readonly callbackUrls: CallbackUrlsService,
     private readonly events: OrderEventsService,
     private readonly streams: OrderStreams,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly metrics: MetricsService,
     private readonly idempotency: IdempotencyService,
-  ) {}
+  ) {
+    this.currencies = config.get('currencies', { infer: true });
+  }
 
   onModuleInit() {
     // A retry of a pay-in whose request died answers the order as it is now (UNKNOWN once swept), never a second order.
@@ -92,7 +96,7 @@ export class OrdersService implements OnModuleInit {
    * is returned to the caller as that error.
    */
   async create(user: AuthUser, dto: CreateOrderDto): Promise<OrderDto> {
-    const checked = validateAmountForCurrency(dto.amount, dto.currency, this.config.currencies);
+    const checked = validateAmountForCurrency(dto.amount, dto.currency, this.currencies);
     if ('errors' in checked) throw new ValidationFailedError(checked.errors);
     let providerAmount: number;
     try {
@@ -245,7 +249,7 @@ export class OrdersService implements OnModuleInit {
   }
 
   private csvCellOf(row: OrderListRow, column: (typeof CSV_COLUMNS)[number]): string {
-    return csvCell(column === 'amount' ? formatStoredAmount(row.amount, row.currency, this.config.currencies) : row[column]);
+    return csvCell(column === 'amount' ? formatStoredAmount(row.amount, row.currency, this.currencies) : row[column]);
   }
 
   private toDto(order: OrderRecord | OrderListRow): OrderDto {
@@ -253,7 +257,7 @@ export class OrdersService implements OnModuleInit {
       id: order.id,
       reference: order.reference,
       status: order.status,
-      amount: formatStoredAmount(order.amount, order.currency, this.config.currencies),
+      amount: formatStoredAmount(order.amount, order.currency, this.currencies),
       currency: order.currency,
       service: order.service,
       wallet: order.wallet,

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { MetricsService } from '../metrics/metrics.service';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { AgentBudgetRepository } from './agent-budget.repository';
 import { AgentBudgetExhaustedError } from './provider.errors';
 
@@ -11,24 +11,28 @@ import { AgentBudgetExhaustedError } from './provider.errors';
  */
 @Injectable()
 export class AgentBudgetService implements OnModuleInit {
+  private readonly hourlyLimit: number;
+
   constructor(
     private readonly repository: AgentBudgetRepository,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     private readonly metrics: MetricsService,
-  ) {}
+  ) {
+    this.hourlyLimit = config.get('provider', { infer: true }).agentHourlyLimit;
+  }
 
   onModuleInit() {
     this.metrics.gaugeCollectedOnScrape(
       'provider_agent_budget_remaining',
       'Calls to /api/agent/* left in the rolling hour, for all instances together',
       [],
-      async () => [{ labels: {}, value: Math.max(0, this.config.provider.agentHourlyLimit - (await this.repository.usedInLastHour())) }],
+      async () => [{ labels: {}, value: Math.max(0, this.hourlyLimit - (await this.repository.usedInLastHour())) }],
     );
   }
 
   /** Takes a slot or throws AgentBudgetExhaustedError: the call must then not be sent. */
   async take(): Promise<void> {
-    const decision = await this.repository.take(this.config.provider.agentHourlyLimit);
+    const decision = await this.repository.take(this.hourlyLimit);
     if (!decision.granted) throw new AgentBudgetExhaustedError(decision.retryAfterSeconds);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { registerSecretValue } from '../logging/redaction';
 import { AgentBudgetService } from './agent-budget.service';
 import { ProviderTokenService, type ProviderBearer } from './provider-token.service';
@@ -17,12 +17,16 @@ const CARD_PREFIX = '/api/action/card';
  */
 @Injectable()
 export class ProviderHttpClient {
+  private readonly providerConfig: AppConfig['provider'];
+
   constructor(
     private readonly transport: ProviderTransport,
     private readonly tokens: ProviderTokenService,
     private readonly budget: AgentBudgetService,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.providerConfig = config.get('provider', { infer: true });
+  }
 
   async send<T>(request: ProviderRequest): Promise<ProviderResponse<T>> {
     const startedAt = Date.now();
@@ -41,8 +45,8 @@ export class ProviderHttpClient {
     // The token in use stays among the newest values the scrubber knows (card numbers and apikeys come in between).
     registerSecretValue(bearer.token);
     const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${bearer.token}` };
-    if (isAgent) headers['x-api-key'] = this.config.provider.apiKey;
-    if (request.path.startsWith(CARD_PREFIX)) headers['x-sp-auth-token'] = this.config.provider.spAuthToken;
+    if (isAgent) headers['x-api-key'] = this.providerConfig.apiKey;
+    if (request.path.startsWith(CARD_PREFIX)) headers['x-sp-auth-token'] = this.providerConfig.spAuthToken;
     return this.transport.exchange(request, headers);
   }
 }

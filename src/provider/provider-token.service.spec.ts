@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ConfigService } from '@nestjs/config';
 import { SecretBox } from '../common/secret-box';
 import type { AppConfig } from '../config/app-config';
 import type { MetricsService } from '../metrics/metrics.service';
@@ -76,7 +77,10 @@ describe('ProviderTokenService', () => {
         return Promise.resolve({ token, expiresAt: new Date(clock.now + HOUR) });
       },
     } as unknown as ProviderAuthClient;
-    const config = { dataEncryptionKey: KEY, provider: { baseUrl: 'http://provider.test', apiKey: 'key', timeoutMs: 1_000 } } as AppConfig;
+    const config = new ConfigService<AppConfig, true>({
+      dataEncryptionKey: KEY,
+      provider: { baseUrl: 'http://provider.test', apiKey: 'key', timeoutMs: 1_000 },
+    });
     const logger = { info: jest.fn(), error: jest.fn() } as unknown as Logger;
     const metrics = { tokenRefreshes: { inc: jest.fn() } } as unknown as MetricsService;
     service = new ProviderTokenService(row.repository as unknown as ProviderTokenRepository, authClient, config, logger, metrics);

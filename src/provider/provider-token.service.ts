@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { SecretBox } from '../common/secret-box';
 import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -49,16 +49,20 @@ export class ProviderTokenService {
   private readonly databaseClock = new DatabaseClock();
   private clockReading?: Promise<ClockEstimate>;
 
+  private readonly providerTimeoutMs: number;
+
   constructor(
     private readonly repository: ProviderTokenRepository,
     private readonly authClient: ProviderAuthClient,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly metrics: MetricsService,
   ) {
-    this.box = new SecretBox(config.dataEncryptionKey);
+    const provider = config.get('provider', { infer: true });
+    this.providerTimeoutMs = provider.timeoutMs;
+    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }));
     // One row per provider host and API key; the key itself is not stored.
-    this.cacheKey = createHash('sha256').update(`${config.provider.baseUrl}|${config.provider.apiKey}`).digest('hex').slice(0, 32);
+    this.cacheKey = createHash('sha256').update(`${provider.baseUrl}|${provider.apiKey}`).digest('hex').slice(0, 32);
   }
 
   async getBearer(): Promise<ProviderBearer> {
@@ -125,7 +129,7 @@ export class ProviderTokenService {
   }
 
   private async loadOrRefresh(notBefore?: Date): Promise<ProviderBearer> {
-    const leaseMs = this.config.provider.timeoutMs + 5_000;
+    const leaseMs = this.providerTimeoutMs + 5_000;
     const deadline = Date.now() + 2 * leaseMs;
     while (Date.now() < deadline) {
       const askedAt = Date.now();

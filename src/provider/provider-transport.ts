@@ -1,9 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import {
   redact,
@@ -81,13 +81,21 @@ export class ProviderTransport implements OnApplicationShutdown {
   /** Connections to the provider are kept open between calls (one TLS handshake, not one per payment). */
   private readonly agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
+  private readonly providerConfig: AppConfig['provider'];
+
   constructor(
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly calls: ProviderCallLog,
     private readonly metrics: MetricsService,
   ) {
-    registerConfiguredSecrets(config);
+    this.providerConfig = config.get('provider', { infer: true });
+    registerConfiguredSecrets({
+      provider: this.providerConfig,
+      auth: config.get('auth', { infer: true }),
+      callbackSigningSecret: config.get('callbackSigningSecret', { infer: true }),
+      dataEncryptionKey: config.get('dataEncryptionKey', { infer: true }),
+    });
   }
 
   onApplicationShutdown() {
@@ -96,7 +104,7 @@ export class ProviderTransport implements OnApplicationShutdown {
   }
 
   urlFor(request: ProviderRequest): string {
-    const base = request.host === 'link' ? this.config.provider.linkBaseUrl : this.config.provider.baseUrl;
+    const base = request.host === 'link' ? this.providerConfig.linkBaseUrl : this.providerConfig.baseUrl;
     if (!base) throw new Error(`provider ${request.host} URL is not configured`);
     const url = new URL(base + request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, String(value));
@@ -175,7 +183,7 @@ export class ProviderTransport implements OnApplicationShutdown {
       const target = new URL(url);
       const secure = target.protocol === 'https:';
       let timedOut = false;
-      const fail = (error: Error) => reject(timedOut ? timeoutError(this.config.provider.timeoutMs) : error);
+      const fail = (error: Error) => reject(timedOut ? timeoutError(this.providerConfig.timeoutMs) : error);
       const outgoing = (secure ? httpsRequest : httpRequest)(
         target,
         {
@@ -197,9 +205,9 @@ export class ProviderTransport implements OnApplicationShutdown {
           });
         },
       );
-      outgoing.setTimeout(this.config.provider.timeoutMs, () => {
+      outgoing.setTimeout(this.providerConfig.timeoutMs, () => {
         timedOut = true;
-        outgoing.destroy(timeoutError(this.config.provider.timeoutMs));
+        outgoing.destroy(timeoutError(this.providerConfig.timeoutMs));
       });
       outgoing.on('error', fail);
       outgoing.end(body);
@@ -210,7 +218,7 @@ export class ProviderTransport implements OnApplicationShutdown {
     const code = (error as { code?: string } | null)?.code;
     if (code && TIMEOUT_CODES.has(code)) {
       return new ProviderTimeoutError(
-        `The payment provider did not answer ${request.endpoint} within ${this.config.provider.timeoutMs} ms; the outcome is unknown.`,
+        `The payment provider did not answer ${request.endpoint} within ${this.providerConfig.timeoutMs} ms; the outcome is unknown.`,
         { cause: error },
       );
     }

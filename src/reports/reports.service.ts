@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { formatStoredAmount } from '../common/money';
 import { periodOf } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { interruptedAfterSeconds } from '../common/scheduled-job';
 import type { AttentionReportDto, SummaryDto, SummaryQueryDto } from './reports.dto';
 import { AttentionRepository, ReportsRepository, type AttentionQueue } from './reports.repository';
@@ -12,11 +12,17 @@ export const ATTENTION_QUEUE_SIZE = 20;
 
 @Injectable()
 export class ReportsService {
+  private readonly currencies: AppConfig['currencies'];
+  private readonly providerTimeoutMs: number;
+
   constructor(
     private readonly reports: ReportsRepository,
     private readonly attentionQueues: AttentionRepository,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.currencies = config.get('currencies', { infer: true });
+    this.providerTimeoutMs = config.get('provider', { infer: true }).timeoutMs;
+  }
 
   /** Count and exact total per status and currency; totals are summed by PostgreSQL as numeric. */
   async summary(query: SummaryQueryDto): Promise<SummaryDto> {
@@ -29,14 +35,14 @@ export class ReportsService {
         status: row.status,
         currency: row.currency,
         count: row.count,
-        total: formatStoredAmount(row.total, row.currency, this.config.currencies),
+        total: formatStoredAmount(row.total, row.currency, this.currencies),
       })),
     };
   }
 
   /** What waits for a person: each queue's count and its oldest items, oldest first. */
   async attention(): Promise<AttentionReportDto> {
-    const window = interruptedAfterSeconds(this.config.provider.timeoutMs);
+    const window = interruptedAfterSeconds(this.providerTimeoutMs);
     const rows = await this.attentionQueues.attention(ATTENTION_QUEUE_SIZE, window);
     const queue = <R extends { createdAt: Date; updatedAt?: Date; amount: string | null; currency: string | null }>(
       q: AttentionQueue<R>,
@@ -44,7 +50,7 @@ export class ReportsService {
       count: q.count,
       oldest: q.oldest.map((row) => ({
         ...row,
-        amount: formatStoredAmount(row.amount, row.currency, this.config.currencies),
+        amount: formatStoredAmount(row.amount, row.currency, this.currencies),
         createdAt: row.createdAt.toISOString(),
         ...(row.updatedAt ? { updatedAt: row.updatedAt.toISOString() } : {}),
       })),

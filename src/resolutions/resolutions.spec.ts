@@ -1,3 +1,4 @@
+import { ConfigService } from '@nestjs/config';
 import { ConflictError, NotFoundError } from '../common/domain-error';
 import type { AppConfig } from '../config/app-config';
 import type { CardOperationRecord } from '../cards/card.types';
@@ -11,7 +12,7 @@ import { orderStatusMayBeResolved, RESOLVABLE_ORDER_STATUSES } from './resolutio
 
 const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const ADMIN = { id: 'boss', roles: ['admin' as const] };
-const config = { provider: { timeoutMs: 15_000 } } as AppConfig;
+const config = new ConfigService<AppConfig, true>({ provider: { timeoutMs: 15_000 } });
 
 function order(status: OrderStatus, needsReview = false): OrderRecord {
   return { id: ID, status, needsReview } as OrderRecord;

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
 import { UUID_PATTERN } from '../common/pagination';
 import { interruptedAfterSeconds } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { OrderEventsService } from '../orders/order-events.service';
 import type { OrderDetailDto } from '../orders/orders.dto';
 import { OrdersRepository } from '../orders/orders.repository';
@@ -20,17 +20,21 @@ import { OrderNotResolvableError, orderStatusMayBeResolved, RESOLVABLE_ORDER_STA
  */
 @Injectable()
 export class ResolveOrderUseCase {
+  private readonly providerTimeoutMs: number;
+
   constructor(
     private readonly orders: OrdersRepository,
     private readonly events: OrderEventsService,
     private readonly ordersService: OrdersService,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.providerTimeoutMs = config.get('provider', { infer: true }).timeoutMs;
+  }
 
   async execute(user: AuthUser, id: string, dto: ResolveOrderDto): Promise<OrderDetailDto> {
     const order = UUID_PATTERN.test(id) ? await this.orders.findById(id) : undefined;
     if (!order) throw new NotFoundError(`No order ${id}.`);
-    const window = interruptedAfterSeconds(this.config.provider.timeoutMs);
+    const window = interruptedAfterSeconds(this.providerTimeoutMs);
     if (!orderStatusMayBeResolved(order.status)) throw new OrderNotResolvableError(id, order.status, window);
     const change = await this.orders.resolveManually(
       id,

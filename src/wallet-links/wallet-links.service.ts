@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { canSee, hasRole, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
 import { afterCursor, DEFAULT_PAGE_SIZE, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { SecretBox } from '../common/secret-box';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { registerSecretValue } from '../logging/redaction';
 import { WalletLinkClient } from '../provider/clients/wallet-link.client';
@@ -30,11 +30,11 @@ export class WalletLinksService {
   constructor(
     private readonly links: WalletLinksRepository,
     private readonly client: WalletLinkClient,
-    @InjectConfig() config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    this.box = new SecretBox(config.dataEncryptionKey);
-    this.claimLeaseMs = 4 * config.provider.timeoutMs + 10_000;
+    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }));
+    this.claimLeaseMs = 4 * config.get('provider', { infer: true }).timeoutMs + 10_000;
   }
 
   /**

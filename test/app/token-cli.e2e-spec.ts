@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { ConfigService } from '@nestjs/config';
 import { loadAppConfig } from '../../src/config/app-config';
 import { JwtVerifier } from '../../src/auth/jwt-verifier.service';
 
@@ -20,14 +21,15 @@ describe('npm run token (scripts/token.ts)', () => {
     const result = runCli(['--sub', 'alice', '--roles', 'finance', '--ttl', '8h']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
-    const verifier = new JwtVerifier(loadAppConfig({}));
+    const verifier = new JwtVerifier(new ConfigService(loadAppConfig({})));
     await expect(verifier.verify(result.stdout.trim())).resolves.toEqual({ id: 'alice', roles: ['finance'] });
   });
 
   it('defaults to the customer role', async () => {
     const result = runCli(['--sub', 'bob']);
     expect(result.status).toBe(0);
-    await expect(new JwtVerifier(loadAppConfig({})).verify(result.stdout.trim())).resolves.toEqual({ id: 'bob', roles: ['customer'] });
+    const verifier = new JwtVerifier(new ConfigService(loadAppConfig({})));
+    await expect(verifier.verify(result.stdout.trim())).resolves.toEqual({ id: 'bob', roles: ['customer'] });
   });
 
   it('exits 2 with a message on stderr for an unknown role or a missing --sub', () => {

@@ -5,6 +5,7 @@
  * collections in between, and prints how many bytes the old generation grew by.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
+import { ConfigService } from '@nestjs/config';
 import { loadAppConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/database/prisma.service';
 import type { SqlStatement } from '../../src/database/sql-statement';
@@ -22,7 +23,7 @@ const PAGE_LIKE: SqlStatement = {
 
 async function main() {
   if (!gc) throw new Error('run with --expose-gc');
-  const prisma = new PrismaService(loadAppConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL }));
+  const prisma = new PrismaService(new ConfigService(loadAppConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL })));
   let rows = 0;
   const runMany = async (times: number) => {
     for (let i = 0; i < times; i++) rows += (await prisma.run<{ a: string }>(PAGE_LIKE, [])).length;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../../config/app-config';
-import { InjectConfig } from '../../config/config.module';
 import { APP_LOGGER } from '../../logging/logging.module';
 import { ProviderHttpClient } from '../provider-http.client';
 import type { ProviderRequest } from '../provider-transport';
@@ -22,11 +22,15 @@ import type {
  */
 @Injectable()
 export class CardsClient {
+  private readonly cardParams: AppConfig['card'];
+
   constructor(
     private readonly http: ProviderHttpClient,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.cardParams = config.get('card', { infer: true });
+  }
 
   async createUser(body: CardUserBody): Promise<CardUserCreated> {
     return this.send<CardUserCreated>({ endpoint: 'cards.user.create', method: 'POST', path: '/api/action/card/user', body });
@@ -99,7 +103,7 @@ export class CardsClient {
     operation: CardOperation,
     money?: { amount: string; currency: string },
   ): Promise<T> {
-    const { operationParam, amountParam, currencyParam } = this.config.card;
+    const { operationParam, amountParam, currencyParam } = this.cardParams;
     const query: Record<string, string> = { [operationParam]: operation };
     if (money) {
       query[amountParam] = money.amount;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/app-config';
-import { InjectConfig } from '../../config/config.module';
 import { ProviderTransport } from '../provider-transport';
 import { ProviderAuthenticationError, ProviderError, ProviderUnreachableError } from '../provider.errors';
 import type { TokenResponse } from '../provider.types';
@@ -16,10 +16,14 @@ export interface IssuedToken {
  */
 @Injectable()
 export class ProviderAuthClient {
+  private readonly providerConfig: AppConfig['provider'];
+
   constructor(
     private readonly transport: ProviderTransport,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.providerConfig = config.get('provider', { infer: true });
+  }
 
   async issueToken(): Promise<IssuedToken> {
     const request = {
@@ -28,7 +32,7 @@ export class ProviderAuthClient {
       host: 'base' as const,
       method: 'POST' as const,
       path: '/api/action/auth',
-      body: { public_apikey: this.config.provider.apiKey, private_secretkey: this.config.provider.secretKey },
+      body: { public_apikey: this.providerConfig.apiKey, private_secretkey: this.providerConfig.secretKey },
     };
     let data: TokenResponse;
     let status: number;
