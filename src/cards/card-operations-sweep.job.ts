@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { InterruptedWorkSweepJob } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { CardsRepository } from './cards.repository';
 
@@ -11,10 +11,10 @@ import { CardsRepository } from './cards.repository';
 export class CardOperationsSweepJob extends InterruptedWorkSweepJob {
   constructor(
     private readonly cards: CardsRepository,
-    @InjectConfig() config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
-    super('card-operations', config.provider.timeoutMs, logger);
+    super('card-operations', config.get('provider', { infer: true }).timeoutMs, logger);
   }
 
   protected markInterruptedUnknown(olderThanSeconds: number): Promise<number> {

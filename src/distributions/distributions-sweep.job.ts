@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { InterruptedWorkSweepJob } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { DistributionsRepository } from './distributions.repository';
 
@@ -11,10 +11,10 @@ import { DistributionsRepository } from './distributions.repository';
 export class DistributionsSweepJob extends InterruptedWorkSweepJob {
   constructor(
     private readonly distributions: DistributionsRepository,
-    @InjectConfig() config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
-    super('distributions', config.provider.timeoutMs, logger);
+    super('distributions', config.get('provider', { infer: true }).timeoutMs, logger);
   }
 
   protected markInterruptedUnknown(olderThanSeconds: number): Promise<number> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
-import { InjectConfig } from '../config/config.module';
 import { APP_LOGGER } from '../logging/logging.module';
 import { OrderEventsService } from './order-events.service';
 import { OrdersRepository } from './orders.repository';
@@ -15,13 +15,18 @@ export const ORDER_SWEEP_INTERVAL_MS = 30_000;
  */
 @Injectable()
 export class OrderExpiryJob extends ScheduledJob<number> {
+  private readonly orderExpiryMinutes: number;
+  private readonly providerTimeoutMs: number;
+
   constructor(
     private readonly orders: OrdersRepository,
     private readonly events: OrderEventsService,
-    @InjectConfig() private readonly config: AppConfig,
+    config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
     super('order-sweep', ORDER_SWEEP_INTERVAL_MS, logger);
+    this.orderExpiryMinutes = config.get('orderExpiryMinutes', { infer: true });
+    this.providerTimeoutMs = config.get('provider', { infer: true }).timeoutMs;
   }
 
   /** Runs one sweep (skipped while another instance holds it); returns how many orders moved. */
@@ -30,7 +35,7 @@ export class OrderExpiryJob extends ScheduledJob<number> {
   }
 
   protected async work(): Promise<number> {
-    const events = (await this.orders.sweep(this.config.orderExpiryMinutes, interruptedAfterSeconds(this.config.provider.timeoutMs))) ?? [];
+    const events = (await this.orders.sweep(this.orderExpiryMinutes, interruptedAfterSeconds(this.providerTimeoutMs))) ?? [];
     for (const event of events) this.events.publishLocal(event);
     if (events.length) this.log.info({ moved: events.length }, 'order sweep');
     return events.length;
