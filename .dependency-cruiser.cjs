@@ -10,7 +10,7 @@
  *   OrdersModule, which provides it): never through a repository or a service of orders.
  *
  * src/generated (Prisma's client) is a dependency like a package: cruised as a leaf, never into.
- * test/dependency-rules/dependency-rules.spec.ts proves that each rule fails on a copy of src/ that breaks it.
+ * test/docs/dependency-rules.spec.ts proves that each rule fails on a copy of src/ that breaks it.
  */
 module.exports = {
   forbidden: [
