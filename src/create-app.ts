@@ -11,7 +11,7 @@ import type { Server } from 'node:http';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
-import { STORED_BODY_BYTES } from './callbacks/callbacks.service';
+import { CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES, CALLBACK_ROUTE_PREFIX, callbackUrlVerifier } from './callbacks/callback-route';
 import { BODY_BOUNDS, bodyRefusal, checkedJsonText, formExcess, QueryTooComplexError } from './common/bounded-json';
 import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from './common/connection-limits';
 import { clientErrorHandler, InvalidPreflightError, MissingHostError, routerErrorHandler } from './http/http-edge-errors';
@@ -22,7 +22,6 @@ import { PinoNestLogger } from './logging/logger';
 import { registerConfiguredSecrets } from './logging/redaction';
 import { requestContext } from './logging/request-context';
 import { MetricsService } from './metrics/metrics.service';
-import { CallbackUrlsService } from './orders/callback-urls.service';
 import { AUTH_ROUTE_CONFIG_KEY, authorizeRequest } from './auth/auth.guard';
 import type { Role } from './auth/auth.types';
 import { JwtVerifier } from './auth/jwt-verifier.service';
@@ -154,8 +153,6 @@ export async function createApp(
   return app;
 }
 
-/** The provider's callback routes, as the router names them (whatever the request's spelling). */
-const CALLBACK_ROUTE_PREFIX = '/v1/callbacks/payin/';
 /** Routes anyone may call without a token: limited per client IP. */
 const PUBLIC_ROUTE_PREFIXES = [CALLBACK_ROUTE_PREFIX, '/health', '/metrics', '/docs'];
 /**
@@ -240,7 +237,7 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
     allowedHeaders: ['authorization', 'content-type', 'idempotency-key', REQUEST_ID_HEADER],
     maxAge: 600,
   });
-  const callbackUrls = app.get(CallbackUrlsService);
+  const verifyCallbackUrl = callbackUrlVerifier(app);
   // Only the public routes carry the limiter's hook: an authenticated request never runs it (not even to be let through).
   app
     .getHttpAdapter()
@@ -256,21 +253,13 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
       if (!isCallbackRoute(request)) return request.ip;
       const { orderId, outcome } = request.params as { orderId: string; outcome: string };
       const token = (request.query as Record<string, unknown>).token;
-      return callbackUrls.verify(orderId, outcome, token) ? `${SIGNED_CALLBACK_BUCKET}${orderId}:${outcome}` : request.ip;
+      return verifyCallbackUrl(orderId, outcome, token) ? `${SIGNED_CALLBACK_BUCKET}${orderId}:${outcome}` : request.ip;
     },
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests from this client; retry after ${Math.ceil(context.ttl / 1000)} s.`), { statusCode: 429 }),
   });
 }
 type RawBodyRequest = RoutedRequest & { rawBody?: string };
-
-/**
- * A callback body is read to its end, up to this size, but only its head is kept in memory (what
- * is stored, and a few bytes so that the cut falls on a whole character): a signed callback is
- * never lost to its size, and an anonymous one never costs more than its head.
- */
-const CALLBACK_BODY_MAX_BYTES = 16 * 1024 * 1024;
-const CALLBACK_BODY_KEPT_BYTES = STORED_BODY_BYTES + 4;
 
 /** The first `keepBytes` of `source`; the rest is read and dropped, and over `maxBytes` it is 413. */
 function headOf(source: Readable, keepBytes: number, maxBytes: number): Readable {
