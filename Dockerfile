@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# Payments BFF image (Node.js 22 LTS, Debian bookworm slim).
+# Payments BFF image (Node.js 22 LTS, Debian bookworm slim; .nvmrc names the same major for development).
 #   docker build -t payments-bff .
 #   docker run --rm --env-file prod.env payments-bff npm run db:migrate    # migrations: a separate, one-shot step
 #   docker run -d -p 3000:3000 --env-file prod.env payments-bff            # the service (never migrates)
@@ -23,7 +23,7 @@ COPY package.json package-lock.json ./
 # Prisma's postinstall may try to download a native engine and fail: harmless, nothing here needs it
 # (scripts/prisma-generate.js generates offline; migrations use the WebAssembly schema engine).
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json .swcrc ./
+COPY tsconfig.json tsconfig.build.json .swcrc nest-cli.json ./
 COPY scripts ./scripts
 COPY prisma ./prisma
 COPY src ./src
@@ -45,7 +45,9 @@ COPY package.json package-lock.json ./
 # `npm run db:migrate` runs the TypeScript entry src/database/migrate.cli.ts, `npm run sandbox`
 # src/sandbox/sandbox.cli.ts and `npm run token` scripts/token.ts.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY tsconfig.json .swcrc ./
+# prisma.config.ts: Prisma's own CLI (`npx prisma migrate status`) finds the schema, the migrations and
+# DATABASE_URL where its native engine can be downloaded; `npm run db:migrate` does not need it.
+COPY tsconfig.json .swcrc prisma.config.ts ./
 # The compiled service (with the generated Prisma client under dist/generated).
 COPY --from=build /app/dist ./dist
 # Migrations: applied by `npm run db:migrate`, read by /health/ready (pending migrations = not ready).

@@ -126,6 +126,8 @@ export function productionCommand(root) {
     const [name, ...value] = words.shift().split('=');
     env[name] = value.join('=');
   }
+  // `exec node …`: the shell npm starts becomes node (a signal npm forwards reaches the service).
+  if (words[0] === 'exec') words.shift();
   if (words.shift() !== 'node') throw new Error(`start:prod must run node directly, not: ${script}`);
   const entry = words.pop();
   return { env, nodeOptions: words, entry };

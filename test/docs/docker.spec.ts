@@ -92,6 +92,23 @@ describe('the Dockerfile', () => {
     for (const stage of stages) expect(stage.image).toMatch(/^node:22(\.\d+)*-(bookworm-)?slim(@sha256:[0-9a-f]{64})?$/);
   });
 
+  it('names in .nvmrc the Node.js major the image runs: development runs what production runs', () => {
+    // CI and the oldest supported development machines run Node.js 20 (package.json engines: >=20.19);
+    // .nvmrc is the version `nvm use` picks, the image's.
+    const major = /^node:(\d+)/.exec(runtime.image)![1];
+    expect(read('.nvmrc').trim()).toBe(major);
+    for (const stage of stages) expect(stage.image.startsWith(`node:${major}`)).toBe(true);
+  });
+
+  it('copies into the build stage every configuration file `npm run build` reads (nest build, swc)', () => {
+    const copied = build.instructions
+      .filter((i) => i.name === 'COPY' && !i.args.includes('--from='))
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const pkg = JSON.parse(read('package.json'));
+    expect(pkg.scripts.build).toMatch(/\bnest build\b/);
+    for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json', '.swcrc', 'nest-cli.json']) expect(copied).toContain(file);
+  });
+
   it('builds in a build stage: all dependencies, then npm run build', () => {
     expect(build).toBeDefined();
     expect(build).not.toBe(runtime);

@@ -5,8 +5,9 @@ const ROOT = resolve(__dirname, '../..');
 
 /**
  * An npm script of package.json as words: its environment assignments, then node's arguments
- * (options, entry and the entry's arguments). It must run node directly: what it runs is what the
- * tests run.
+ * (options, entry and the entry's arguments). It must run node directly (`exec node …`: the shell npm
+ * runs the script in becomes node, so a signal npm forwards reaches the service): what it runs is
+ * what the tests run.
  */
 export function nodeScriptCommand(script: string): { env: Record<string, string>; nodeArgs: string[] } {
   const scripts = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -16,6 +17,7 @@ export function nodeScriptCommand(script: string): { env: Record<string, string>
     const [name, ...value] = words.shift()!.split('=');
     env[name] = value.join('=');
   }
+  if (words[0] === 'exec') words.shift();
   if (words.shift() !== 'node') throw new Error(`${script} must run node directly: ${scripts[script]}`);
   return { env, nodeArgs: words };
 }
