@@ -15,10 +15,17 @@ function namesReadBy(path: string): string[] {
   return unique(found);
 }
 
-/** The README's Configuration table: variable names (first cell) and development default (third cell). */
-function readmeConfigurationRows(): { names: string[]; defaultCell: string }[] {
-  const readme = read('README.md');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'), readme.indexOf('\n## Production run\n'));
+/** The page that documents every variable, and the section of it that holds the table. */
+const CONFIGURATION_PAGE = 'docs/configuration.md';
+const TABLE_SECTION = '\n## Variables\n';
+
+/** The configuration page's table: variable names (first cell) and development default (third cell). */
+function documentedConfigurationRows(): { names: string[]; defaultCell: string }[] {
+  const page = read(CONFIGURATION_PAGE);
+  const start = page.indexOf(TABLE_SECTION);
+  if (start === -1) throw new Error(`${CONFIGURATION_PAGE} has no "## Variables" section`);
+  const end = page.indexOf('\n## ', start + TABLE_SECTION.length);
+  const section = page.slice(start, end === -1 ? undefined : end);
   return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
@@ -55,17 +62,17 @@ describe('the configuration documentation matches the configuration readers', ()
     expect(sandboxNames).toEqual(['SANDBOX_HOST', 'SANDBOX_PORT', 'SANDBOX_VERBOSE']);
   });
 
-  it('lists every variable read, and no other, in the README table', () => {
-    expect(unique(readmeConfigurationRows().flatMap((row) => row.names))).toEqual(everyName);
+  it('lists every variable read, and no other, in the table of docs/configuration.md', () => {
+    expect(unique(documentedConfigurationRows().flatMap((row) => row.names))).toEqual(everyName);
   });
 
   it('lists every variable read, and no other, in .env.example', () => {
     expect(unique(envExampleEntries().map((entry) => entry.name))).toEqual(everyName);
   });
 
-  it('documents in the README the defaults the readers use', () => {
+  it('documents in docs/configuration.md the defaults the readers use', () => {
     const checked: string[] = [];
-    for (const row of readmeConfigurationRows()) {
+    for (const row of documentedConfigurationRows()) {
       const values = literalDefaults(row);
       if (!values) continue;
       row.names.forEach((name, index) => {
@@ -78,12 +85,12 @@ describe('the configuration documentation matches the configuration readers', ()
     expect(checked).toEqual(expect.arrayContaining(['PORT', 'HOST', 'CURRENCIES', 'TRUST_PROXY', 'SANDBOX_HOST', 'SANDBOX_PORT']));
   });
 
-  it('gives in .env.example the same default as the README table', () => {
-    const readmeDefaults = new Map(readmeConfigurationRows().flatMap((row) => row.names.map((name) => [name, row.defaultCell])));
+  it('gives in .env.example the same default as the table of docs/configuration.md', () => {
+    const documentedDefaults = new Map(documentedConfigurationRows().flatMap((row) => row.names.map((name) => [name, row.defaultCell])));
     const compared: string[] = [];
     for (const { name, block } of envExampleEntries()) {
       const stated = /Default(?: in development)?: (\S+?)[.,;]?(?:\s|$)/.exec(block)?.[1];
-      const cell = readmeDefaults.get(name) ?? '';
+      const cell = documentedDefaults.get(name) ?? '';
       if (stated === undefined || !/^`[^`]*`$/.test(cell)) continue;
       expect([name, stated]).toEqual([name, cell.slice(1, -1)]);
       compared.push(name);
