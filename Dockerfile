@@ -20,9 +20,11 @@ WORKDIR /app
 ENV CI=true \
     NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json ./
-# Prisma's postinstall may try to download a native engine and fail: harmless, nothing here needs it
+# --ignore-scripts: the project's own postinstall (the Prisma client for `npx nest start` on a fresh
+# clone) needs scripts/ and prisma/, not copied yet: `npm run build` generates the client itself.
+# Prisma's engine download, which would fail, is skipped with it: nothing here needs the native engine
 # (scripts/prisma-generate.js generates offline; migrations use the WebAssembly schema engine).
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json .swcrc nest-cli.json ./
 COPY scripts ./scripts
 COPY prisma ./prisma
@@ -44,7 +46,8 @@ COPY package.json package-lock.json ./
 # Production dependencies only. @swc-node/register and @swc/core are among them on purpose:
 # `npm run db:migrate` runs the TypeScript entry src/database/migrate.cli.ts, `npm run sandbox`
 # src/sandbox/sandbox.cli.ts and `npm run token` scripts/token.ts.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts: as in the build stage (the generated client comes from the build, under src/ and dist/).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # prisma.config.ts: Prisma's own CLI (`npx prisma migrate status`) finds the schema, the migrations and
 # DATABASE_URL where its native engine can be downloaded; `npm run db:migrate` does not need it.
 COPY tsconfig.json .swcrc prisma.config.ts ./

@@ -59,74 +59,98 @@ const CASE_TIMEOUT_MS = 240_000;
  * service (or `nest start`, which forwards the signal to the service itself) and npm's forwarded
  * signal reaches it.
  */
-describe('SIGTERM to the npm process', () => {
+describe('SIGTERM to the npm process (or to the Nest CLI)', () => {
   it.each(['start', 'start:dev', 'start:prod'])('npm run %s replaces its shell with its command (exec)', (script) => {
     expect(scripts[script]).toMatch(/^([A-Z_][A-Z0-9_]*=\S* )*exec /);
   });
 
-  let npm: ChildProcess | undefined;
+  let started: ChildProcess | undefined;
   const dataDirs: string[] = [];
   afterEach(() => {
     // Whatever a failed case left running: its whole process group.
-    if (npm?.pid && processGroup(npm.pid).length > 0) process.kill(-npm.pid, 'SIGKILL');
-    npm = undefined;
+    if (started?.pid && processGroup(started.pid).length > 0) process.kill(-started.pid, 'SIGKILL');
+    started = undefined;
   });
   afterAll(() => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
+  /**
+   * Starts `command` on the embedded defaults (a fresh data directory, a free port), waits until it is
+   * ready, sends SIGTERM to that one process, and checks that the whole tree stopped cleanly.
+   * Answers the command lines of the tree as it was while running.
+   */
+  async function startThenTerminate(command: string, args: string[]): Promise<string[]> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-sigterm-'));
+    dataDirs.push(dataDir);
+    const port = await freePort();
+    // Detached: the leader of a process group of its own, so that the test finds every process
+    // it started (and kills what a failure leaves behind). Only the leader gets the SIGTERM.
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmpdir(),
+        PORT: String(port),
+        EMBEDDED_DATA_DIR: join(dataDir, 'pglite'),
+        LOG_LEVEL: 'info',
+        NPM_CONFIG_UPDATE_NOTIFIER: 'false',
+      },
+    });
+    started = child;
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.once('exit', (code, signal) => done({ code, signal })),
+    );
+
+    const ready = await until(
+      () =>
+        child.exitCode !== null ||
+        fetch(`http://127.0.0.1:${port}/health/ready`).then(
+          (res) => res.ok,
+          () => false,
+        ),
+      180_000,
+    );
+    expect([ready && child.exitCode === null, ready && child.exitCode === null ? '' : output]).toEqual([true, '']);
+    const pgid = child.pid!;
+    const tree = processGroup(pgid);
+    // The leader and the service at least.
+    expect(tree.length).toBeGreaterThanOrEqual(2);
+
+    process.kill(pgid, 'SIGTERM');
+    const stopped = await Promise.race([exited, sleep(30_000).then(() => `${command} still running 30 s after SIGTERM`)]);
+    expect(stopped).toEqual({ code: 0, signal: null });
+    expect(await until(async () => !(await listening(port)), 5_000)).toBe(true);
+    expect(await until(() => processGroup(pgid).length === 0, 5_000)).toBe(true);
+    expect(processGroup(pgid)).toEqual([]);
+    // The service's own clean stop, not a kill.
+    expect(output).toContain('"signal":"SIGTERM","msg":"shutting down"');
+    expect(output).toContain('"msg":"stopped"');
+    return tree;
+  }
+
   it.each(['start', 'start:dev'])(
     'npm run %s: the service stops cleanly, frees its port, and no process of the tree is left',
     async (script) => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-sigterm-'));
-      dataDirs.push(dataDir);
-      const port = await freePort();
-      // Detached: the leader of a process group of its own, so that the test finds every process
-      // npm started (and kills what a failure leaves behind). Only npm's own pid gets the SIGTERM.
-      const child = spawn('npm', ['run', script], {
-        cwd: ROOT,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? tmpdir(),
-          PORT: String(port),
-          EMBEDDED_DATA_DIR: join(dataDir, 'pglite'),
-          LOG_LEVEL: 'info',
-          NPM_CONFIG_UPDATE_NOTIFIER: 'false',
-        },
-      });
-      npm = child;
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += chunk));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-        child.once('exit', (code, signal) => done({ code, signal })),
-      );
+      await startThenTerminate('npm', ['run', script]);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-      const ready = await until(
-        () =>
-          child.exitCode !== null ||
-          fetch(`http://127.0.0.1:${port}/health/ready`).then(
-            (res) => res.ok,
-            () => false,
-          ),
-        180_000,
+  it(
+    "npx nest start (nest-cli.json): SIGTERM to the Nest CLI stops the service, started with a migrating start's node options",
+    async () => {
+      const tree = await startThenTerminate(resolve(ROOT, 'node_modules/.bin/nest'), ['start']);
+      // The CLI's shell became the service (nest-cli.json's exec): no shell in between to die of the signal.
+      expect(tree.filter((command) => /^\d+ (\/bin\/)?sh /.test(command))).toEqual([]);
+      expect(tree.filter((command) => command.includes('--no-allocation-site-pretenuring') && /dist\/main\b/.test(command))).toHaveLength(
+        1,
       );
-      expect([ready && child.exitCode === null, ready && child.exitCode === null ? '' : output]).toEqual([true, '']);
-      const pgid = child.pid!;
-      // npm and the service at least (start:dev: npm, nest start, the service).
-      expect(processGroup(pgid).length).toBeGreaterThanOrEqual(2);
-
-      process.kill(pgid, 'SIGTERM');
-      const stopped = await Promise.race([exited, sleep(30_000).then(() => 'npm still running 30 s after SIGTERM')]);
-      expect(stopped).toEqual({ code: 0, signal: null });
-      expect(await until(async () => !(await listening(port)), 5_000)).toBe(true);
-      expect(await until(() => processGroup(pgid).length === 0, 5_000)).toBe(true);
-      expect(processGroup(pgid)).toEqual([]);
-      // The service's own clean stop, not a kill.
-      expect(output).toContain('"signal":"SIGTERM","msg":"shutting down"');
-      expect(output).toContain('"msg":"stopped"');
     },
     CASE_TIMEOUT_MS,
   );

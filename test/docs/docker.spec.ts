@@ -109,6 +109,14 @@ describe('the Dockerfile', () => {
     for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json', '.swcrc', 'nest-cli.json']) expect(copied).toContain(file);
   });
 
+  it("installs without the project's postinstall, which needs files copied later (npm run build generates the client)", () => {
+    const pkg = JSON.parse(read('package.json'));
+    expect(pkg.scripts.postinstall).toBe('node scripts/prisma-generate.js');
+    expect(pkg.scripts.build).toMatch(/^npm run prisma:generate && /);
+    for (const stage of stages)
+      for (const command of runs(stage).filter((c) => /\bnpm ci\b/.test(c))) expect(command).toContain('--ignore-scripts');
+  });
+
   it('builds in a build stage: all dependencies, then npm run build', () => {
     expect(build).toBeDefined();
     expect(build).not.toBe(runtime);
