@@ -93,7 +93,9 @@ function rebuildScrubPattern(): void {
 }
 
 /** Registers every secret of the configuration (idempotent): whatever path one takes, it is scrubbed. */
-export function registerConfiguredSecrets(config: Pick<AppConfig, 'provider' | 'auth' | 'callbackSigningSecret' | 'dataEncryptionKey'>): void {
+export function registerConfiguredSecrets(
+  config: Pick<AppConfig, 'provider' | 'auth' | 'callbackSigningSecret' | 'dataEncryptionKey'>,
+): void {
   const before = configuredSecretValues.size;
   for (const secret of [
     config.provider.secretKey,
