@@ -161,7 +161,8 @@ describe('isExactNumberText', () => {
     expect(isExactNumberText('1' + '0'.repeat(1_000_000))).toBe(false);
     expect(isExactNumberText('1.' + '0'.repeat(1_000_000))).toBe(true);
     expect(isExactNumberText('1e' + '0'.repeat(1_000_000) + '1')).toBe(true);
-    expect((performance.now() - started) / 4).toBeLessThan(50);
+    // A complexity class, not a speed: a quadratic pass over a megabyte takes minutes.
+    expect((performance.now() - started) / 4).toBeLessThan(250);
   });
 });
 
