@@ -10,7 +10,7 @@ export function databaseUrlFor(serverUrl, database) {
 
 /**
  * `npm run db:migrate` on `databaseUrl`, as production migrates: a process of its own, before the
- * service starts (see README, "Migrations in a process of their own"). `stdio` as spawn's.
+ * service starts (see docs/operations.md, "Production run"). `stdio` as spawn's.
  */
 export function migrateDatabase(root, databaseUrl, stdio = 'inherit') {
   const migrated = spawnSync('npm', ['run', '-s', 'db:migrate'], {

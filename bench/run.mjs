@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (after `npm run build`): the service in production mode and the bare server of
  * bench/bare-server.mjs, side by side on a fresh database of BENCH_DATABASE_URL's server, the
- * provider sandbox in a third process, autocannon against each in turn. See README "Performance".
+ * provider sandbox in a third process, autocannon against each in turn. See docs/performance.md.
  *
  * BENCH_DATABASE_URL (postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (10 s per
  * run), BENCH_WARMUP (5 s), BENCH_RUNS (2 per server and path), BENCH_STRICT=1 (exit 1 on a FAIL).

@@ -49,7 +49,7 @@ export function requireBuild() {
  * many statements its pg connections have sent so far. As in production, the database is migrated
  * first by `npm run db:migrate` and the service does not migrate at its start: a start that applied
  * the migrations in the service's own process had V8 pretenure the rows pg builds, and every page
- * then promoted its rows (see README, "At a million orders").
+ * then promoted its rows (see docs/performance.md, "bench:scale").
  */
 export async function startService(databaseUrl, env = {}) {
   requireBuild();

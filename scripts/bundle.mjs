@@ -3,7 +3,7 @@
 //
 // Why: a start of dist/main.js spent about 1.2 s loading some 1,000 CommonJS files and the ESM-only
 // NestJS packages through require(esm) (resolving, reading and compiling each); Node 20 has no
-// module compile cache. One file starts in about half the time (README, "Start-up").
+// module compile cache. One file starts in about half the time (docs/performance.md, "bench:startup"; bench/RESULTS.md).
 //
 // What stays outside the bundle, required from node_modules at run time:
 // - packages that NestJS loads by name through createRequire (class-validator, class-transformer):

@@ -41,7 +41,7 @@ export interface StreamSlot {
 
 /**
  * The live status streams of this instance: their places (per user and in total, counted in
- * this process: see the README for why not across instances), one keep-alive timer for all of
+ * this process: see docs/api/orders.md for why not across instances), one keep-alive timer for all of
  * them, and each stream's own state, kept small: a stream is a watcher in OrderEventsService's
  * map, a position and a keep-alive entry. Once its snapshot is read, an idle stream does no
  * database work; the catch-up query is shared by all streams of the instance.

@@ -21,7 +21,7 @@ export const TEST_WALLETS = {
   FAILURE: '237600000002',
   /** Rejected at once: 400, full envelope (status FAILURE), message `Insufficient funds`. */
   INSUFFICIENT_FUNDS: '237600000003',
-  /** Never answered within `hangMs` (the request hangs; see README for what happens next). */
+  /** Never answered within `hangMs` (the request hangs; see docs/sandbox.md for what happens next). */
   TIMEOUT: '237600000004',
   /** 500 with the non-JSON body `<html>Internal Server Error</html>` (text/html). */
   SERVER_ERROR: '237600000005',
