@@ -12,6 +12,11 @@
  *   then the pay-in sent to the provider over HTTP (provider token fetched once and cached);
  *   4. the order moved to its outcome, its history row, the call-log row, the idempotency answer
  *      stored and the change notified.
+ * - `POST /minimal/v1/orders`, the minimal write (a second yardstick for `POST /v1/orders`): the
+ *   bearer verified and the body checked as above, ONE insert of the order (`submitted_at` set), the
+ *   same pay-in to the provider, ONE update of the order with the outcome, and the same answer. Two
+ *   prepared statements and no transaction block: no idempotency record (the header is ignored), no
+ *   history row, no budget, no call-log row, no notification.
  *
  * - `GET /v1/orders` (`npm run bench:scale`): a keyset page of 50 through one prepared statement per
  *   set of equality filters, as the service's lists.
@@ -140,6 +145,15 @@ const SQL = {
     SELECT pg_notify('bench_order_status', json_build_object('orderId', change.order_id, 'changeId', change.id::text,
              'fromStatus', 'PENDING', 'status', $2, 'reason', $7, 'at', change.at)::text) AS notified
     FROM change`,
+  minimalInsert: `
+    INSERT INTO orders (id, reference, customer_id, amount, currency, service, wallet, description, payer, payer_email,
+                        submitted_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+    RETURNING created_at`,
+  minimalOutcome: `
+    UPDATE orders SET status = $2::"OrderStatus", provider_reference = $3, provider_transaction_reference = $4,
+           failure_reason = $5, processing_since = CASE WHEN $2 = 'PROCESSING' THEN $6::timestamptz END, updated_at = $6
+    WHERE id = $1 AND status = 'PENDING'`,
   releaseNotSent: `
     WITH failed AS (
       UPDATE orders SET status = 'FAILED', failure_reason = $2, updated_at = now() WHERE id = $1 AND status = 'PENDING' RETURNING id),
@@ -369,31 +383,18 @@ const createOrderSchema = {
   },
 };
 
-app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => {
-  const user = await authenticate(request);
-  const key = request.headers['idempotency-key'];
-  if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
-    throw new HttpProblem(400, 'idempotency_key_required', 'Send an Idempotency-Key header');
-  }
-  const body = request.body;
+/** The amount as text, checked against the currency's digits and the maximum, as the service checks it. */
+function checkedAmount(body) {
   const amount = String(body.amount);
   if (!AMOUNT_PATTERNS[body.currency].test(amount) || !(Number(amount) > 0)) {
     throw new HttpProblem(400, 'validation_failed', 'amount must be a positive decimal with the currency’s digits');
   }
   if (Number(amount) > MAX_AMOUNT) throw new HttpProblem(400, 'validation_failed', 'amount is too large');
-  const hash = requestHash(body);
+  return amount;
+}
 
-  const recordId = randomUUID();
-  const claimed = await run('claimKey', [recordId, user.id, key, hash]);
-  if (claimed.rowCount === 0) {
-    const { rows } = await run('findKey', [user.id, key]);
-    const held = rows[0];
-    if (!held || held.state !== 'completed') throw new HttpProblem(409, 'idempotency_in_progress', 'A request with this key is running');
-    if (held.request_hash !== hash) throw new HttpProblem(422, 'idempotency_key_reused', 'This key was used for another request');
-    return reply.code(held.response_status).header('idempotent-replayed', 'true').type('application/json').send(held.response_text);
-  }
-
-  const order = {
+function newOrder(body, amount) {
+  return {
     id: randomUUID(),
     reference: `ord_${randomUUID().replace(/-/g, '')}`,
     amount,
@@ -404,31 +405,13 @@ app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => 
     payer: body.payer,
     payerEmail: body.payerEmail,
   };
-  const inserted = await run('insertOrder', [
-    order.id,
-    recordId,
-    order.reference,
-    user.id,
-    amount,
-    order.currency,
-    order.service,
-    order.wallet,
-    order.description,
-    order.payer,
-    order.payerEmail,
-  ]);
-  if (inserted.rowCount === 0) throw new HttpProblem(409, 'idempotency_in_progress', 'The idempotency record was taken over');
-  const createdAt = inserted.rows[0].created_at;
+}
 
-  const budget = await run('takeBudgetSlot', [order.id, config.agentHourlyLimit]);
-  if (budget.rows[0].granted !== 1) {
-    await run('releaseNotSent', [order.id, 'Not sent to the payment provider (provider_budget_exhausted)', recordId]);
-    throw new HttpProblem(429, 'provider_budget_exhausted', 'The hourly provider budget is spent');
-  }
-
-  const payIn = {
+/** The pay-in as the service sends it (`PayinClient.collect`): the order's fields and the two signed callback URLs. */
+function payInFor(order) {
+  return {
     wallet: order.wallet,
-    amount: Number(amount),
+    amount: Number(order.amount),
     currency: order.currency,
     order_id: order.reference,
     description: order.description,
@@ -437,6 +420,10 @@ app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => 
     successUrl: callbackUrl(order.id, 'success'),
     failureUrl: callbackUrl(order.id, 'failure'),
   };
+}
+
+/** The pay-in sent and its answer read: the order's next status, and the answer the client gets. */
+async function payInOutcome(order, payIn, createdAt) {
   const started = performance.now();
   let answer;
   let envelope;
@@ -459,7 +446,7 @@ app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => 
     id: order.id,
     reference: order.reference,
     status,
-    amount: amountText(amount, order.currency),
+    amount: amountText(order.amount, order.currency),
     currency: order.currency,
     service: order.service,
     wallet: order.wallet,
@@ -473,21 +460,70 @@ app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => 
     createdAt: createdAt.toISOString(),
     updatedAt: now.toISOString(),
   };
+  return { answer, envelope, errorCode, durationMs, status, failureReason, detail, reason, now, dto };
+}
+
+app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => {
+  const user = await authenticate(request);
+  const key = request.headers['idempotency-key'];
+  if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
+    throw new HttpProblem(400, 'idempotency_key_required', 'Send an Idempotency-Key header');
+  }
+  const body = request.body;
+  const amount = checkedAmount(body);
+  const hash = requestHash(body);
+
+  const recordId = randomUUID();
+  const claimed = await run('claimKey', [recordId, user.id, key, hash]);
+  if (claimed.rowCount === 0) {
+    const { rows } = await run('findKey', [user.id, key]);
+    const held = rows[0];
+    if (!held || held.state !== 'completed') throw new HttpProblem(409, 'idempotency_in_progress', 'A request with this key is running');
+    if (held.request_hash !== hash) throw new HttpProblem(422, 'idempotency_key_reused', 'This key was used for another request');
+    return reply.code(held.response_status).header('idempotent-replayed', 'true').type('application/json').send(held.response_text);
+  }
+
+  const order = newOrder(body, amount);
+  const inserted = await run('insertOrder', [
+    order.id,
+    recordId,
+    order.reference,
+    user.id,
+    amount,
+    order.currency,
+    order.service,
+    order.wallet,
+    order.description,
+    order.payer,
+    order.payerEmail,
+  ]);
+  if (inserted.rowCount === 0) throw new HttpProblem(409, 'idempotency_in_progress', 'The idempotency record was taken over');
+  const createdAt = inserted.rows[0].created_at;
+
+  const budget = await run('takeBudgetSlot', [order.id, config.agentHourlyLimit]);
+  if (budget.rows[0].granted !== 1) {
+    await run('releaseNotSent', [order.id, 'Not sent to the payment provider (provider_budget_exhausted)', recordId]);
+    throw new HttpProblem(429, 'provider_budget_exhausted', 'The hourly provider budget is spent');
+  }
+
+  const payIn = payInFor(order);
+  const outcome = await payInOutcome(order, payIn, createdAt);
+  const { answer, envelope, errorCode, dto } = outcome;
   const answerText = JSON.stringify(dto);
   await run('recordOutcome', [
     order.id,
-    status,
+    outcome.status,
     dto.providerReference,
     dto.providerTransactionReference,
-    failureReason,
-    now,
-    reason,
-    detail,
+    outcome.failureReason,
+    outcome.now,
+    outcome.reason,
+    outcome.detail,
     `${config.providerBaseUrl}/api/agent/bills/v3`,
     answer?.status ?? null,
     errorCode ?? (answer && answer.status < 400 ? 'answered' : `http_${answer?.status}`),
     errorCode,
-    durationMs,
+    outcome.durationMs,
     request.id,
     JSON.stringify({ ...payIn, successUrl: '[redacted]', failureUrl: '[redacted]' }),
     envelope === undefined ? null : JSON.stringify(envelope),
@@ -496,6 +532,39 @@ app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => 
     recordId,
   ]);
   return reply.code(201).type('application/json').send(answerText);
+});
+
+/**
+ * The minimal write: what a pay-in cannot do without. The token and the body checked, the order
+ * inserted, the pay-in sent, the order updated with the outcome: two statements, no transaction.
+ */
+app.post('/minimal/v1/orders', { schema: createOrderSchema }, async (request, reply) => {
+  const user = await authenticate(request);
+  const body = request.body;
+  const order = newOrder(body, checkedAmount(body));
+  const inserted = await run('minimalInsert', [
+    order.id,
+    order.reference,
+    user.id,
+    order.amount,
+    order.currency,
+    order.service,
+    order.wallet,
+    order.description,
+    order.payer,
+    order.payerEmail,
+  ]);
+  const outcome = await payInOutcome(order, payInFor(order), inserted.rows[0].created_at);
+  const { dto } = outcome;
+  await run('minimalOutcome', [
+    order.id,
+    outcome.status,
+    dto.providerReference,
+    dto.providerTransactionReference,
+    outcome.failureReason,
+    outcome.now,
+  ]);
+  return reply.code(201).type('application/json').send(JSON.stringify(dto));
 });
 
 app.get('/health/live', () => ({ status: 'ok' }));

@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (after `npm run build`): the service in production mode and the bare server of
- * bench/bare-server.mjs, side by side on a fresh database of BENCH_DATABASE_URL's server, the
+ * bench/bare-server.mjs (and, for `POST /v1/orders`, the bare server's minimal write), side by side on a fresh database of BENCH_DATABASE_URL's server, the
  * provider sandbox in a third process, autocannon against each in turn. See docs/performance.md.
  *
  * BENCH_DATABASE_URL (postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (10 s per
@@ -45,12 +45,13 @@ const settings = {
 const root = new URL('..', import.meta.url).pathname;
 const CUSTOMER = 'bench-customer';
 
+/** `servers`: who is measured on the path, alternating in this order. */
 const PATHS = [
-  { name: 'GET /v1/orders/{id}', connections: 50 },
-  { name: 'POST /v1/orders', connections: 20 },
+  { name: 'GET /v1/orders/{id}', connections: 50, servers: ['service', 'bare'] },
+  { name: 'POST /v1/orders', connections: 20, servers: ['service', 'bare', 'minimal'] },
 ];
 
-function requestsFor(path, orderIds) {
+function requestsFor(path, orderIds, pathPrefix = '') {
   if (path.name.startsWith('GET')) {
     let next = 0;
     return [
@@ -73,7 +74,7 @@ function requestsFor(path, orderIds) {
   return [
     {
       method: 'POST',
-      path: '/v1/orders',
+      path: `${pathPrefix}/v1/orders`,
       body,
       setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
     },
@@ -88,7 +89,7 @@ async function measure(server, path, token, orderIds, seconds) {
     connections: path.connections,
     duration: seconds,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    requests: requestsFor(path, orderIds),
+    requests: requestsFor(path, orderIds, server.pathPrefix),
   });
   const countsAfter = await settledCounts(server.counterPort);
   const cpuMicros = groupCpuMicros(server.group) - cpuBefore;
@@ -121,27 +122,31 @@ async function settledCounts(counterPort) {
 const keysOf = (value) => Object.keys(value).sort().join(',');
 
 /**
- * Both servers must do the same work, or the ratios mean nothing: the same order read through both
- * must answer the same JSON, and a pay-in through each must answer 201 PROCESSING in the same shape.
+ * The servers must do the same work, or the ratios mean nothing: the same order read through the
+ * service and the bare server must answer the same JSON, and a pay-in through each of the three
+ * (the minimal write included) must answer 201 PROCESSING in the same shape.
  */
 async function checkSameAnswers(servers, token, orderId) {
-  const answers = [];
+  const reads = [];
+  const created = [];
   for (const server of servers) {
-    const read = await fetch(`${server.url}/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${token}` } });
-    const created = await fetch(`${server.url}/v1/orders`, {
+    if (server.name !== 'minimal') {
+      const read = await fetch(`${server.url}/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${token}` } });
+      reads.push({ status: read.status, body: await read.json() });
+    }
+    const answer = await fetch(`${server.url}${server.pathPrefix}/v1/orders`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
       body: requestsFor(PATHS[1], [])[0].body,
     });
-    answers.push({ server: server.name, read: { status: read.status, body: await read.json() }, created: await created.json() });
-    if (created.status !== 201) throw new Error(`${server.name}: a bench pay-in answered ${created.status}`);
+    if (answer.status !== 201) throw new Error(`${server.name}: a bench pay-in answered ${answer.status}`);
+    created.push(await answer.json());
   }
-  const [first, second] = answers;
-  if (JSON.stringify(first.read) !== JSON.stringify(second.read)) {
-    throw new Error(`the servers answer GET differently:\n${JSON.stringify(first.read)}\n${JSON.stringify(second.read)}`);
+  if (JSON.stringify(reads[0]) !== JSON.stringify(reads[1])) {
+    throw new Error(`the servers answer GET differently:\n${JSON.stringify(reads[0])}\n${JSON.stringify(reads[1])}`);
   }
-  if (keysOf(first.created) !== keysOf(second.created) || first.created.status !== 'PROCESSING' || second.created.status !== 'PROCESSING') {
-    throw new Error(`the servers answer POST differently:\n${JSON.stringify(first.created)}\n${JSON.stringify(second.created)}`);
+  if (created.some((answer) => keysOf(answer) !== keysOf(created[0]) || answer.status !== 'PROCESSING')) {
+    throw new Error(`the servers answer POST differently:\n${created.map((answer) => JSON.stringify(answer)).join('\n')}`);
   }
 }
 
@@ -238,9 +243,11 @@ async function main() {
     await waitUntilAnswering(service, `http://127.0.0.1:${servicePort}/health/ready`);
     await waitUntilAnswering(bare, `http://127.0.0.1:${barePort}/health/live`);
 
+    // The minimal write is a route of the bare server's process: its CPU and statements are that process's.
     const servers = [
-      { name: 'service', group: service, url: `http://127.0.0.1:${servicePort}`, counterPort: serviceCounterPort },
-      { name: 'bare', group: bare, url: `http://127.0.0.1:${barePort}`, counterPort: bareCounterPort },
+      { name: 'service', group: service, url: `http://127.0.0.1:${servicePort}`, counterPort: serviceCounterPort, pathPrefix: '' },
+      { name: 'bare', group: bare, url: `http://127.0.0.1:${barePort}`, counterPort: bareCounterPort, pathPrefix: '' },
+      { name: 'minimal', group: bare, url: `http://127.0.0.1:${barePort}`, counterPort: bareCounterPort, pathPrefix: '/minimal' },
     ];
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ roles: ['customer'] })
@@ -261,9 +268,10 @@ async function main() {
     );
     const results = [];
     for (const path of PATHS) {
-      for (const server of servers) await measure(server, path, token, orderIds, settings.warmupSeconds);
+      const onPath = servers.filter((server) => path.servers.includes(server.name));
+      for (const server of onPath) await measure(server, path, token, orderIds, settings.warmupSeconds);
       for (let run = 0; run < settings.runs; run++) {
-        for (const server of servers) {
+        for (const server of onPath) {
           const measured = await measure(server, path, token, orderIds, settings.durationSeconds);
           process.stderr.write(
             `  ${path.name} ${server.name} run ${run + 1}: ${(measured.completed / measured.seconds).toFixed(0)} req/s, ` +
