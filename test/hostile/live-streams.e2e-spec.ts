@@ -1,5 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
 import { CATCH_UP_INTERVAL_MS } from '../../src/orders/order-events.service';
@@ -8,7 +6,8 @@ import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.ser
 import { customer, parseSse } from '../support/orders-client';
 import { usingRealPostgres } from '../support/test-database';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
-import type { ClientReport, ClientsRequest } from './live-streams-clients';
+import { startClientProcess } from './live-streams-client-process';
+import type { ClientReport } from './live-streams-clients';
 import { openSseClient as openStream, type SseClient as StreamClient } from './live-streams-sse-client';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,29 +33,6 @@ async function openStreams(port: number, tokens: string[], orderId: string, conc
     }),
   );
   return clients;
-}
-
-/**
- * The 2,000 clients live in a child process: this process then holds the service's side alone
- * (test/perf/live-streams-memory.perf-spec.ts measures its heap this way).
- */
-function startClientProcess() {
-  const child: ChildProcess = fork(resolve(__dirname, 'live-streams-clients.ts'), [], {
-    execArgv: ['-r', '@swc-node/register'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ask = <T>(request: ClientsRequest): Promise<T> =>
-    new Promise((answer, fail) => {
-      child.once('message', (reply: { ok: boolean; answer?: T; error?: string }) =>
-        reply.ok ? answer(reply.answer as T) : fail(new Error(reply.error)),
-      );
-      child.send(request);
-    });
-  const waitAll = async (until: 'snapshot' | 'ended', timeoutMs = 60_000) => {
-    if (!(await ask<boolean>({ cmd: 'waitAll', until, timeoutMs })))
-      throw new Error(`not every client reached "${until}" in ${timeoutMs} ms`);
-  };
-  return { ask, waitAll, stop: () => child.kill() };
 }
 
 const statusesOf = (client: StreamClient) => parseSse(client.body).map((e) => e.data?.status);

@@ -1,7 +1,6 @@
 import { get } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { settledHeap } from '../support/settled-heap';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /**
@@ -33,14 +32,7 @@ describe('the CSV export of 100,000 orders', () => {
              ${bulkDay}::timestamptz + make_interval(secs => g), now()
       FROM generate_series(1, 100000) AS g`;
     try {
-      // Live memory, not garbage waiting for collection: measured right after a forced GC.
-      setFlagsFromString('--expose-gc');
-      const gc = runInNewContext('gc') as () => void;
-      const liveHeap = () => {
-        gc();
-        return process.memoryUsage().heapUsed;
-      };
-      const before = liveHeap();
+      const before = settledHeap();
       let peak = before;
       let nextSample = 0;
       let bytes = 0;
@@ -54,7 +46,7 @@ describe('the CSV export of 100,000 orders', () => {
             for (const byte of chunk) if (byte === 10) newlines++;
             if (bytes >= nextSample) {
               nextSample += 2_000_000;
-              peak = Math.max(peak, liveHeap());
+              peak = Math.max(peak, settledHeap());
             }
           });
           res.on('end', resolve);

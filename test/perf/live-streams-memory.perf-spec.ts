@@ -1,47 +1,11 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { OrderStreams } from '../../src/orders/order-streams';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
-import type { ClientsRequest } from '../hostile/live-streams-clients';
+import { startClientProcess } from '../hostile/live-streams-client-process';
+import { settledHeap } from '../support/settled-heap';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-/** Heap in use once everything unreachable is collected. */
-function settledHeap(): number {
-  collectGarbage();
-  collectGarbage();
-  return process.memoryUsage().heapUsed;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The 2,000 clients live in a child process (test/hostile/live-streams-clients.ts): the heap
- * measured here is then the service's own, not that of the clients' sockets and buffers.
- */
-function startClientProcess() {
-  const child: ChildProcess = fork(resolve(__dirname, '../hostile/live-streams-clients.ts'), [], {
-    execArgv: ['-r', '@swc-node/register'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ask = <T>(request: ClientsRequest): Promise<T> =>
-    new Promise((answer, fail) => {
-      child.once('message', (reply: { ok: boolean; answer?: T; error?: string }) =>
-        reply.ok ? answer(reply.answer as T) : fail(new Error(reply.error)),
-      );
-      child.send(request);
-    });
-  const waitAll = async (until: 'snapshot' | 'ended', timeoutMs = 60_000) => {
-    if (!(await ask<boolean>({ cmd: 'waitAll', until, timeoutMs })))
-      throw new Error(`not every client reached "${until}" in ${timeoutMs} ms`);
-  };
-  return { ask, waitAll, stop: () => child.kill() };
-}
 
 /**
  * The heap an idle live stream holds in the service, and that it stays flat while the streams

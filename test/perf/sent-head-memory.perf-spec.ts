@@ -1,18 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { flattenSentHead } from '../../src/common/server-sent-events';
-
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-function settledHeap(): number {
-  collectGarbage();
-  collectGarbage();
-  return process.memoryUsage().heapUsed;
-}
+import { settledHeap } from '../support/settled-heap';
 
 /** About as many headers as a stream sends (security headers, CORS, request id, the stream's own). */
 const HEADERS = Object.fromEntries(Array.from({ length: 18 }, (_, i) => [`x-header-${i}`, `value of header number ${i}`]));
