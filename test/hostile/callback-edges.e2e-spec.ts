@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
-import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
-import { customer } from '../support/orders-client';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { quietOrder } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /**
@@ -14,17 +13,6 @@ describe('callback URL edges', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
   let finance: string;
-  const pathOf = (url: string) => {
-    const parsed = new URL(url);
-    return parsed.pathname + parsed.search;
-  };
-  const quietOrder = async () => {
-    const alice = await customer(service);
-    const res = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK });
-    expect(res.body.status).toBe('PROCESSING');
-    const urls = service.get(CallbackUrlsService).urlsFor(res.body.id);
-    return { alice, order: res.body as { id: string }, success: pathOf(urls.successUrl), failure: pathOf(urls.failureUrl) };
-  };
   const storedWhere = (where: { pathOrderId?: string; orderId?: string }) =>
     service.prisma.providerCallback.findMany({ where, orderBy: { receivedAt: 'asc' } });
 
@@ -50,7 +38,7 @@ describe('callback URL edges', () => {
     });
 
     it('in the order id or the outcome of a signed URL: REJECTED, 404, the order unchanged', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const [path, query] = quiet.success.split('?');
       const variants = [
         `${path.replace(quiet.order.id, `${quiet.order.id}%00`)}?${query}`,
@@ -87,7 +75,7 @@ describe('callback URL edges', () => {
 
   describe('only GET and POST decide', () => {
     it('a HEAD on a signed URL answers 404, stores nothing and leaves the order as it was; a GET then decides it', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const head = await request(service.server).head(quiet.success);
       expect(head.status).toBe(404);
       expect(head.headers['content-type']).toMatch(/problem\+json/);
@@ -99,7 +87,7 @@ describe('callback URL edges', () => {
     });
 
     it('answers HEAD like another method the route does not have', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const put = await request(service.server).put(quiet.failure);
       const head = await request(service.server).head(quiet.failure);
       expect(head.status).toBe(put.status);
@@ -122,7 +110,7 @@ describe('callback URL edges', () => {
     const clear = /cHJveHk6c2VjcmV0LTE=|auth-token-2|signature-3|api-key-4|client-secret-5|session-6|password-7|provider-key-8|cookie-9/;
 
     it('are redacted before storage, on a signed and on an unsigned call, and never shown in clear', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const signed = await request(service.server).post(quiet.success).set(credentials).set('x-ordinary', 'kept');
       expect(signed.status).toBe(200);
       const unsignedId = randomUUID();
@@ -150,7 +138,7 @@ describe('callback URL edges', () => {
     });
 
     it('stored in clear before this rule existed, are still not shown', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       await service.prisma.providerCallback.create({
         data: {
           orderId: quiet.order.id,

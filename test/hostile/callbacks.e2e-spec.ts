@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { RejectedCallbackPurgeJob } from '../../src/callbacks/rejected-callback-purge.job';
-import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
-import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
-import { customer } from '../support/orders-client';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { quietOrder } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /**
@@ -13,19 +12,6 @@ import { startTestSandbox, startTestService, type TestService } from '../support
 describe('hostile provider callbacks', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
-  const pathOf = (url: string) => {
-    const parsed = new URL(url);
-    return parsed.pathname + parsed.search;
-  };
-  /** A PROCESSING order the sandbox never calls back, and its two signed callback paths. */
-  const quietOrder = async () => {
-    const alice = await customer(service);
-    const res = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK });
-    expect(res.status).toBe(201);
-    expect(res.body.status).toBe('PROCESSING');
-    const urls = service.get(CallbackUrlsService).urlsFor(res.body.id);
-    return { alice, order: res.body as { id: string }, success: pathOf(urls.successUrl), failure: pathOf(urls.failureUrl) };
-  };
   const storedOf = (orderId: string) =>
     service.prisma.providerCallback.findMany({ where: { pathOrderId: orderId }, orderBy: { receivedAt: 'asc' } });
 
@@ -53,7 +39,7 @@ describe('hostile provider callbacks', () => {
       ['a malformed form', 'application/x-www-form-urlencoded', '%%%=&&==%E0%A4%A'],
       ['a charset nobody knows', 'application/json; charset=klingon', '{"status":"SUCCESS"}'],
     ])('%s', async (_name, contentType, body) => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const res = await request(service.server).post(quiet.success).set('content-type', contentType).send(body);
       expect(res.status).toBe(200);
       const [stored] = await storedOf(quiet.order.id);
@@ -70,7 +56,7 @@ describe('hostile provider callbacks', () => {
       // A member named __proto__ is not kept (Prisma's JSON serialisation drops it); it breaks nothing.
       ['a __proto__ query member', '&__proto__=x&constructor=y&toString=z', { constructor: 'y', toString: 'z' }],
     ])('%s', async (_name, suffix, expectedQuery: Record<string, string>) => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const res = await request(service.server).get(quiet.failure + suffix);
       expect(res.status).toBe(200);
       const [stored] = await storedOf(quiet.order.id);
@@ -80,7 +66,7 @@ describe('hostile provider callbacks', () => {
     });
 
     it('a query of 1,200 fields (over the bound of ordinary routes) is stored whole', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const fields = Array.from({ length: 1_200 }, (_, i) => `f${i}=${i}`).join('&');
       expect((await request(service.server).get(`${quiet.success}&${fields}`)).status).toBe(200);
       const [stored] = await storedOf(quiet.order.id);
@@ -89,7 +75,7 @@ describe('hostile provider callbacks', () => {
     });
 
     it('a body over 64 KiB is kept as its first 64 KiB', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const body = 'é'.repeat(100_000);
       expect((await request(service.server).post(quiet.success).set('content-type', 'text/plain').send(body)).status).toBe(200);
       const [stored] = await storedOf(quiet.order.id);
@@ -100,7 +86,7 @@ describe('hostile provider callbacks', () => {
   });
 
   it('a signed callback over the 1 MiB body limit is still stored (its head) and applied', async () => {
-    const quiet = await quietOrder();
+    const quiet = await quietOrder(service);
     const body = JSON.stringify({ status: 'SUCCESS', padding: 'x'.repeat(3 * 1024 * 1024) });
     const res = await request(service.server).post(quiet.success).set('content-type', 'application/json').send(body);
     expect(res.status).toBe(200);
@@ -123,7 +109,7 @@ describe('hostile provider callbacks', () => {
   });
 
   it('query members named like secrets are redacted before they are stored', async () => {
-    const quiet = await quietOrder();
+    const quiet = await quietOrder(service);
     const secrets = '&access_token=at-1&apiKey=ak-2&X-Signature=sig-3&client_secret=cs-4&password=pw-5&sessionId=sid-6&Token=tk-7';
     expect((await request(service.server).get(quiet.success + secrets + '&ref=ord-42&status=PAID')).status).toBe(200);
     const [stored] = await storedOf(quiet.order.id);
@@ -177,7 +163,7 @@ describe('hostile provider callbacks', () => {
     });
 
     it('a wrong token with a hostile body is stored small, changes nothing, answers 404', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       const forged = quiet.success.replace(/token=[^&]*/, 'token=' + 'A'.repeat(43));
       const res = await request(service.server)
         .post(forged)
@@ -191,7 +177,7 @@ describe('hostile provider callbacks', () => {
     });
 
     it('REJECTED records are purged after 30 days; the others stay', async () => {
-      const quiet = await quietOrder();
+      const quiet = await quietOrder(service);
       expect((await request(service.server).get(quiet.success)).status).toBe(200);
       const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600 * 1000);
       const rejected = (receivedAt: Date) => ({

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
+import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import type { TestService } from './test-service';
 import { orderRequest } from './provider-factories';
 
@@ -52,4 +54,18 @@ export function parseSse(text: string): { event?: string; id?: string; data: any
       }
       return { event: fields.event, id: fields.id, data: fields.data ? JSON.parse(fields.data) : undefined };
     });
+}
+
+/** A PROCESSING order the sandbox never calls back, its customer, and its two signed callback paths (path and query). */
+export async function quietOrder(service: TestService) {
+  const alice = await customer(service);
+  const res = await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK });
+  expect(res.status).toBe(201);
+  expect(res.body.status).toBe('PROCESSING');
+  const urls = service.get(CallbackUrlsService).urlsFor(res.body.id);
+  const pathOf = (url: string) => {
+    const parsed = new URL(url);
+    return parsed.pathname + parsed.search;
+  };
+  return { alice, order: res.body as { id: string }, success: pathOf(urls.successUrl), failure: pathOf(urls.failureUrl) };
 }
