@@ -1,5 +1,5 @@
 import type { TransactionRun } from './prisma.service';
-import { sqlStatement } from './sql-statement';
+import { column, sqlStatement } from './sql-statement';
 
 /**
  * Every advisory lock key of the service, in one place so that two features never share one.
@@ -19,6 +19,7 @@ const TRY_TRANSACTION_LOCK = sqlStatement(
   'advisory_try_xact_lock',
   `
   SELECT pg_try_advisory_xact_lock($1::bigint)::text AS locked`,
+  { locked: column.text },
 );
 
 /**
@@ -29,6 +30,6 @@ export async function tryTransactionLock(
   run: TransactionRun,
   lock: (typeof ADVISORY_LOCKS)[keyof typeof ADVISORY_LOCKS],
 ): Promise<boolean> {
-  const { rows } = await run<{ locked: string }>(TRY_TRANSACTION_LOCK, [lock]);
+  const { rows } = await run(TRY_TRANSACTION_LOCK, [lock]);
   return rows[0]?.locked === 'true';
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-import { sqlStatement } from '../database/sql-statement';
+import { column, sqlStatement } from '../database/sql-statement';
 
 /** The SQL of HealthRepository, written out (listed in src/queries/health.repository.sql): readiness is probed all day long. */
 const repository = 'health.repository';
@@ -10,7 +10,8 @@ const PING = sqlStatement(
   'ping',
   'health_ping',
   `
-  SELECT 1`,
+  SELECT 1 AS one`,
+  { one: column.int4 },
 );
 
 const APPLIED_MIGRATIONS = sqlStatement(
@@ -18,7 +19,8 @@ const APPLIED_MIGRATIONS = sqlStatement(
   'appliedMigrationNames',
   'health_applied_migrations',
   `
-  SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+  SELECT migration_name::text AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+  { name: column.text },
 );
 
 @Injectable()
@@ -31,7 +33,7 @@ export class HealthRepository {
 
   /** Names of the migrations recorded as finished (and not rolled back) in _prisma_migrations. */
   async appliedMigrationNames(): Promise<string[]> {
-    const rows = await this.prisma.run<{ name: string }>(APPLIED_MIGRATIONS, []);
+    const rows = await this.prisma.run(APPLIED_MIGRATIONS, []);
     return rows.map((r) => r.name);
   }
 }

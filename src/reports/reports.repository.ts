@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import { column, sqlStatement, type StatementRow } from '../database/sql-statement';
+
+/** The SQL of ReportsRepository and AttentionRepository, written out (listed in src/queries/reports.repository.sql). */
+const repository = 'reports.repository';
 
 export interface SummaryRow {
   status: string;
@@ -10,18 +13,26 @@ export interface SummaryRow {
   total: string;
 }
 
+/** Count and exact total per status and currency of the orders created in [$1, $2) (an absent bound is an infinite one). */
+const ORDER_SUMMARY = sqlStatement(
+  repository,
+  'orderSummary',
+  'reports_order_summary',
+  `
+  SELECT status::text AS status, currency::text AS currency, count(*)::int AS count, sum(amount)::text AS total
+  FROM orders
+  WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz
+  GROUP BY status, currency
+  ORDER BY currency, status`,
+  { status: column.text, currency: column.text, count: column.int4, total: column.text },
+);
+
 @Injectable()
 export class ReportsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   async orderSummary(from?: Date, to?: Date): Promise<SummaryRow[]> {
-    return this.prisma.$queryRaw<SummaryRow[]>`
-      SELECT status::text AS status, currency, count(*)::int AS count, sum(amount)::text AS total
-      FROM orders
-      WHERE (${from ?? null}::timestamptz IS NULL OR created_at >= ${from ?? null}::timestamptz)
-        AND (${to ?? null}::timestamptz IS NULL OR created_at < ${to ?? null}::timestamptz)
-      GROUP BY status, currency
-      ORDER BY currency, status`;
+    return this.prisma.run(ORDER_SUMMARY, [from ?? '-infinity', to ?? 'infinity']);
   }
 }
 
@@ -74,6 +85,111 @@ export interface AttentionRows {
 }
 
 /**
+ * The size of every queue, each counted on its index, and the stale-pending window's bound ($1
+ * seconds before now, by the database clock like the sweep and the resolution guard), which the
+ * rows of that queue are then read with: its count and its rows apply the same bound.
+ */
+const ATTENTION_COUNTS = sqlStatement(
+  repository,
+  'attention',
+  'reports_attention_counts',
+  `
+  SELECT now() - make_interval(secs => $1::float8) AS "stalePendingBefore",
+    (SELECT count(*)::int FROM orders WHERE status = 'UNKNOWN') AS "ordersUnknown",
+    (SELECT count(*)::int FROM orders WHERE status = 'EXPIRED') AS "ordersExpired",
+    (SELECT count(*)::int FROM orders WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1::float8)) AS "ordersStalePending",
+    (SELECT count(*)::int FROM orders WHERE needs_review = true) AS "ordersNeedsReview",
+    (SELECT count(*)::int FROM card_operations WHERE status = 'UNKNOWN') AS "cardOperationsUnknown",
+    (SELECT count(*)::int FROM distributions WHERE status = 'UNKNOWN') AS "distributionsUnknown"`,
+  {
+    stalePendingBefore: column.timestamptz,
+    ordersUnknown: column.int4,
+    ordersExpired: column.int4,
+    ordersStalePending: column.int4,
+    ordersNeedsReview: column.int4,
+    cardOperationsUnknown: column.int4,
+    distributionsUnknown: column.int4,
+  },
+);
+
+/** The queues of orders, by the name each row carries in `queue`. */
+type OrderQueueName = keyof AttentionRows['orders'];
+
+/** The amount without the trailing zeros of numeric(24,4), as the reports showed it (Prisma's Decimal#toFixed). */
+const orderQueue = (queue: OrderQueueName, where: string) => `
+    (SELECT '${queue}' AS queue, id, reference, status::text AS status, trim_scale(amount)::text AS amount, currency::text AS currency,
+       needs_review AS "needsReview", created_at AS "createdAt", updated_at AS "updatedAt"
+     FROM orders WHERE ${where} ORDER BY created_at, id LIMIT $1::int)`;
+
+/** The $1 oldest orders of each queue; $2 is the stale-pending bound ATTENTION_COUNTS answered. */
+const ATTENTION_ORDERS = sqlStatement(
+  repository,
+  'attention',
+  'reports_attention_orders',
+  `
+  SELECT q.queue, q.id, q.reference, q.status, q.amount, q.currency, q."needsReview", q."createdAt", q."updatedAt"
+  FROM (${orderQueue('unknown', `status = 'UNKNOWN'`)}
+    UNION ALL${orderQueue('expired', `status = 'EXPIRED'`)}
+    UNION ALL${orderQueue('stalePending', `status = 'PENDING' AND created_at < $2::timestamptz`)}
+    UNION ALL${orderQueue('needsReview', 'needs_review = true')}
+  ) q
+  ORDER BY q.queue, q."createdAt", q.id`,
+  {
+    queue: column.text,
+    id: column.uuid,
+    reference: column.text,
+    status: column.text,
+    amount: column.text,
+    currency: column.text,
+    needsReview: column.bool,
+    createdAt: column.timestamptz,
+    updatedAt: column.timestamptz,
+  },
+);
+
+/** The $1 oldest UNKNOWN card operations. */
+const ATTENTION_CARD_OPERATIONS = sqlStatement(
+  repository,
+  'attention',
+  'reports_attention_card_operations',
+  `
+  SELECT id, kind::text AS kind, card_id AS "cardId", card_user_id AS "cardUserId", trim_scale(amount)::text AS amount,
+    currency::text AS currency, failure_reason AS "failureReason", created_at AS "createdAt"
+  FROM card_operations WHERE status = 'UNKNOWN'
+  ORDER BY created_at, id LIMIT $1::int`,
+  {
+    id: column.uuid,
+    kind: column.text,
+    cardId: column.uuid.orNull,
+    cardUserId: column.uuid,
+    amount: column.text.orNull,
+    currency: column.text.orNull,
+    failureReason: column.text.orNull,
+    createdAt: column.timestamptz,
+  },
+);
+
+/** The $1 oldest UNKNOWN distributions. */
+const ATTENTION_DISTRIBUTIONS = sqlStatement(
+  repository,
+  'attention',
+  'reports_attention_distributions',
+  `
+  SELECT id, kind::text AS kind, trim_scale(amount)::text AS amount, currency::text AS currency, failure_reason AS "failureReason",
+    created_at AS "createdAt"
+  FROM distributions WHERE status = 'UNKNOWN'
+  ORDER BY created_at, id LIMIT $1::int`,
+  {
+    id: column.uuid,
+    kind: column.text,
+    amount: column.text,
+    currency: column.text,
+    failureReason: column.text.orNull,
+    createdAt: column.timestamptz,
+  },
+);
+
+/**
  * What waits for a person, oldest first. Each queue is one filter served by an index on
  * (filter, created_at, id), read backwards: counting and the first rows never scan the table.
  */
@@ -82,70 +198,30 @@ export class AttentionRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   async attention(limit: number, stalePendingSeconds: number): Promise<AttentionRows> {
-    const orderQueue = async (where: Prisma.OrderWhereInput): Promise<AttentionQueue<AttentionOrderRow>> => {
-      const [count, rows] = await Promise.all([
-        this.prisma.order.count({ where }),
-        this.prisma.order.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit }),
-      ]);
-      return {
-        count,
-        oldest: rows.map((r) => ({
-          id: r.id,
-          reference: r.reference,
-          status: r.status,
-          amount: r.amount.toFixed(),
-          currency: r.currency,
-          needsReview: r.needsReview,
-          createdAt: r.createdAt,
-          updatedAt: r.updatedAt,
-        })),
-      };
-    };
-    // The window is judged by the database clock, like the sweep and the resolution guard.
-    const [{ before }] = await this.prisma.$queryRaw<
-      { before: Date }[]
-    >`SELECT now() - make_interval(secs => ${stalePendingSeconds}) AS before`;
-    const unknownOperations = { status: 'UNKNOWN' } as const;
-    const [unknown, expired, stalePending, needsReview, operationCount, operations, distributionCount, distributions] = await Promise.all([
-      orderQueue({ status: 'UNKNOWN' }),
-      orderQueue({ status: 'EXPIRED' }),
-      orderQueue({ status: 'PENDING', createdAt: { lt: before } }),
-      orderQueue({ needsReview: true }),
-      this.prisma.cardOperation.count({ where: unknownOperations }),
-      this.prisma.cardOperation.findMany({ where: unknownOperations, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit }),
-      this.prisma.distribution.count({ where: unknownOperations }),
-      this.prisma.distribution.findMany({ where: unknownOperations, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit }),
+    const [counts] = await this.prisma.run(ATTENTION_COUNTS, [stalePendingSeconds]);
+    const [orders, operations, distributions] = await Promise.all([
+      this.prisma.run(ATTENTION_ORDERS, [limit, counts.stalePendingBefore]),
+      this.prisma.run(ATTENTION_CARD_OPERATIONS, [limit]),
+      this.prisma.run(ATTENTION_DISTRIBUTIONS, [limit]),
     ]);
+    const orderQueue = (queue: OrderQueueName, count: number): AttentionQueue<AttentionOrderRow> => ({
+      count,
+      oldest: orders.filter((row) => row.queue === queue).map(toOrderRow),
+    });
     return {
-      orders: { unknown, expired, stalePending, needsReview },
-      cardOperations: {
-        unknown: {
-          count: operationCount,
-          oldest: operations.map((o) => ({
-            id: o.id,
-            kind: o.kind,
-            cardId: o.cardId,
-            cardUserId: o.cardUserId,
-            amount: o.amount?.toFixed() ?? null,
-            currency: o.currency,
-            failureReason: o.failureReason,
-            createdAt: o.createdAt,
-          })),
-        },
+      orders: {
+        unknown: orderQueue('unknown', counts.ordersUnknown),
+        expired: orderQueue('expired', counts.ordersExpired),
+        stalePending: orderQueue('stalePending', counts.ordersStalePending),
+        needsReview: orderQueue('needsReview', counts.ordersNeedsReview),
       },
-      distributions: {
-        unknown: {
-          count: distributionCount,
-          oldest: distributions.map((d) => ({
-            id: d.id,
-            kind: d.kind,
-            amount: d.amount.toFixed(),
-            currency: d.currency,
-            failureReason: d.failureReason,
-            createdAt: d.createdAt,
-          })),
-        },
-      },
+      cardOperations: { unknown: { count: counts.cardOperationsUnknown, oldest: operations } },
+      distributions: { unknown: { count: counts.distributionsUnknown, oldest: distributions } },
     };
   }
+}
+
+/** The row without the name of its queue (the report shows every field of a row). */
+function toOrderRow({ queue: _queue, ...row }: StatementRow<typeof ATTENTION_ORDERS>): AttentionOrderRow {
+  return row;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sqlStatement } from '../../src/database/sql-statement';
+import { column, sqlStatement } from '../../src/database/sql-statement';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -16,12 +16,13 @@ const COUNT_TOKEN_ROWS = sqlStatement(
   'test_in_transaction_count',
   `
   SELECT count(*)::int AS count FROM provider_tokens WHERE cache_key = $1`,
+  { count: column.int4 },
 );
 
 describe('PrismaService.inTransaction', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
-  const rowsOf = async (key: string) => (await service.prisma.run<{ count: number }>(COUNT_TOKEN_ROWS, [key]))[0].count;
+  const rowsOf = async (key: string) => (await service.prisma.run(COUNT_TOKEN_ROWS, [key]))[0].count;
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();

@@ -8,25 +8,26 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import { ConfigService } from '@nestjs/config';
 import { loadAppConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/database/prisma.service';
-import type { SqlStatement } from '../../src/database/sql-statement';
+import { column, sqlStatement } from '../../src/database/sql-statement';
 
 const gc = (globalThis as { gc?: (options?: { type: 'major' | 'minor' }) => void }).gc;
 const oldSpaceUsed = () => getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
 
 /** About a page of orders: 50 rows of some 700 bytes of text each. */
-const PAGE_LIKE: SqlStatement = {
-  name: 'test_result_lifetime',
-  repository: 'test',
-  usedBy: 'test',
-  text: `SELECT i, repeat(md5(i::text), 10) AS a, repeat(md5((i + 1)::text), 10) AS b FROM generate_series(1, 50) AS i`,
-};
+const PAGE_LIKE = sqlStatement(
+  'test',
+  'test',
+  'test_result_lifetime',
+  `SELECT i, repeat(md5(i::text), 10) AS a, repeat(md5((i + 1)::text), 10) AS b FROM generate_series(1, 50) AS i`,
+  { i: column.int4, a: column.text, b: column.text },
+);
 
 async function main() {
   if (!gc) throw new Error('run with --expose-gc');
   const prisma = new PrismaService(new ConfigService(loadAppConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL })));
   let rows = 0;
   const runMany = async (times: number) => {
-    for (let i = 0; i < times; i++) rows += (await prisma.run<{ a: string }>(PAGE_LIKE, [])).length;
+    for (let i = 0; i < times; i++) rows += (await prisma.run(PAGE_LIKE, [])).length;
   };
   await runMany(20);
   gc({ type: 'major' });
