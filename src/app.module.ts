@@ -14,6 +14,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProviderModule } from './provider/provider.module';
+import { ProviderOperationsModule } from './provider-operations/provider-operations.module';
 import { ReportsModule } from './reports/reports.module';
 import { WalletLinksModule } from './wallet-links/wallet-links.module';
 import { DistributionsModule } from './distributions/distributions.module';
@@ -34,6 +35,7 @@ export class AppModule {
         AuthModule,
         ProviderModule,
         IdempotencyModule,
+        ProviderOperationsModule,
         OrdersModule,
         CallbacksModule,
         CardsModule,

@@ -4,26 +4,34 @@ import type { Logger } from 'pino';
 import type { AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError } from '../common/domain-error';
 import { MoneyError, parseStoredDecimal } from '../common/money';
+import type { IdempotencyLink } from '../idempotency/idempotency.repository';
 import { UUID_PATTERN } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { APP_LOGGER } from '../logging/logging.module';
-import { redact } from '../logging/redaction';
-import { ProviderError, ProviderRejectedError, provesNotSent } from '../provider/provider.errors';
+import {
+  runProviderOperation,
+  type ProviderFailure,
+  type ProviderOperationRequest,
+  type ProviderOperationType,
+} from '../provider-operations/provider-operation';
 import { canSee } from '../auth/auth.types';
 import { mayOperate } from './card-mappers';
-import type { CardOperationRecord, CardRecord, OperationOutcome } from './card.types';
-import { CardProviderError, CardTerminatedError, maskCardNumbersIn } from './cards.errors';
-import { CardsRepository } from './cards.repository';
+import type { CardOperationRecord, CardRecord, NewCardOperation, OperationOutcome } from './card.types';
+import { CardProviderError, CardTerminatedError } from './cards.errors';
+import { CARD_OPERATIONS_TABLE, CardsRepository } from './cards.repository';
 
 /**
- * What every card use case shares: finding the card the caller may see or operate, asking the
- * provider for a stored PENDING operation (and recording how the asking failed), and reading the
- * balances the provider answers.
+ * What every card use case shares: finding the card the caller may see or operate, card operations
+ * as an adapter of the provider-operation lifecycle (`type`, `run`), and reading the balances the
+ * provider answers.
  */
 @Injectable()
 export class CardOperationRunner {
   readonly logger: Logger;
+
+  /** Card operations as the provider-operation lifecycle drives them. */
+  readonly type: ProviderOperationType<CardOperationRecord, NewCardOperation>;
 
   private readonly currencies: AppConfig['currencies'];
 
@@ -35,6 +43,23 @@ export class CardOperationRunner {
   ) {
     this.currencies = config.get('currencies', { infer: true });
     this.logger = logger.child({ component: 'cards' });
+    this.type = {
+      name: 'card operation',
+      table: CARD_OPERATIONS_TABLE,
+      log: this.logger,
+      describe: (operation) => ({
+        operationId: operation.id,
+        cardId: operation.cardId,
+        cardUserId: operation.cardUserId,
+        kind: operation.kind,
+      }),
+      store: (operation, link) => this.repository.startOperation(operation, link),
+      recordFailure: (operation, failure) => this.repository.completeOperation(operation.id, cardOperationOutcome(failure)),
+      answerFailure: (recorded, failure) => {
+        if (failure.kind === 'unexpected') throw failure.error;
+        throw new CardProviderError(failure.error, recorded);
+      },
+    };
   }
 
   async findVisible(user: AuthUser, id: string): Promise<CardRecord> {
@@ -51,31 +76,19 @@ export class CardOperationRunner {
   }
 
   /** The idempotency record of the request in flight, to link to the operation it stores. */
-  linkTo(type: string): { recordId: string; type: string } | undefined {
+  linkTo(type: string): IdempotencyLink | undefined {
     const recordId = this.idempotency.recoveryPoint();
     return recordId ? { recordId, type } : undefined;
   }
 
   /**
-   * Asks the provider for a stored PENDING operation. On an error the operation is completed
-   * first (FAILED for a refusal or a proof nothing was sent, UNKNOWN otherwise), then the error
-   * is answered with the operation's id in it.
+   * Runs one card operation through the provider-operation lifecycle (runProviderOperation):
+   * stored PENDING (linked to `request.link`), the call, then `request.record`; on an error the
+   * operation is completed first (FAILED for a refusal or a proof nothing was sent, UNKNOWN
+   * otherwise), then the error is answered with the operation's id in it.
    */
-  async run<T>(operation: CardOperationRecord, ask: () => Promise<T>): Promise<T> {
-    try {
-      return await ask();
-    } catch (error) {
-      const recorded = await this.repository.completeOperation(operation.id, failureOutcome(error));
-      const context = { operationId: operation.id, cardId: operation.cardId, cardUserId: operation.cardUserId, kind: operation.kind };
-      if (error instanceof ProviderError) {
-        if (recorded.status === 'UNKNOWN')
-          this.logger.warn({ ...context, code: error.code }, 'card operation outcome unknown: the provider may have acted');
-        else this.logger.info({ ...context, code: error.code }, 'card operation failed');
-        throw new CardProviderError(error, recorded);
-      }
-      this.logger.error({ ...context, err: error }, 'card operation failed unexpectedly after it may have been sent');
-      throw error;
-    }
+  run<Answer, Result>(request: ProviderOperationRequest<CardOperationRecord, NewCardOperation, Answer, Result>): Promise<Result> {
+    return runProviderOperation(this.type, request);
   }
 
   /** A provider balance in the card's currency, canonical; null (and a warning) when unreadable. */
@@ -100,27 +113,24 @@ export function refuseIfTerminated(card: CardRecord): void {
   if (card.status === 'TERMINATED' || card.terminatedAt) throw new CardTerminatedError(card.id);
 }
 
-/** How a provider call that threw ends its operation: FAILED when nothing can have happened, else UNKNOWN. */
-export function failureOutcome(error: unknown): OperationOutcome {
-  if (error instanceof ProviderRejectedError) {
-    return {
-      status: 'FAILED',
-      failureReason: maskCardNumbersIn(error.providerMessage ?? 'Refused by the payment provider'),
-      providerResponse: error.body === undefined ? { httpStatus: error.providerStatus } : redact(error.body),
-    };
+/** How a provider call that threw ends a card operation: FAILED when nothing can have happened, else UNKNOWN. */
+export function cardOperationOutcome(failure: ProviderFailure): OperationOutcome {
+  switch (failure.kind) {
+    case 'refused':
+      return { status: 'FAILED', failureReason: failure.reason, providerResponse: failure.providerResponse };
+    case 'not_sent':
+      return { status: 'FAILED', failureReason: failure.reason };
+    case 'lost':
+      return {
+        status: 'UNKNOWN',
+        failureReason: failure.reason,
+        providerResponse: {
+          code: failure.code,
+          ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}),
+          ...(failure.providerMessage ? { message: failure.providerMessage } : {}),
+        },
+      };
+    case 'unexpected':
+      return { status: 'UNKNOWN', failureReason: 'The operation failed unexpectedly after it may have been sent' };
   }
-  if (provesNotSent(error))
-    return { status: 'FAILED', failureReason: `Not sent to the payment provider (${(error as ProviderError).code})` };
-  if (error instanceof ProviderError) {
-    return {
-      status: 'UNKNOWN',
-      failureReason: maskCardNumbersIn(error.detail),
-      providerResponse: {
-        code: error.code,
-        ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}),
-        ...(error.providerMessage ? { message: maskCardNumbersIn(error.providerMessage) } : {}),
-      },
-    };
-  }
-  return { status: 'UNKNOWN', failureReason: 'The operation failed unexpectedly after it may have been sent' };
 }

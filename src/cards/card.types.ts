@@ -13,8 +13,12 @@ export const PROVIDER_CARD_STATUS: Readonly<Record<string, CardStatus>> = {
   terminated: 'TERMINATED',
 };
 
-/** Everything asked of the provider about a card (creation included) is one of these. */
-export const CARD_OPERATION_KINDS = ['CREATE', 'TOPUP', 'WITHDRAW', 'FREEZE', 'UNFREEZE', 'TERMINATE', 'TRANSACTIONS'] as const;
+/**
+ * Everything asked of the provider about a card (creation included) is one of these. SYNC re-reads
+ * the card (POST /v1/cards/{id}/sync): its `amount` is the balance change it found, its `newBalance`
+ * the balance the provider said.
+ */
+export const CARD_OPERATION_KINDS = ['CREATE', 'TOPUP', 'WITHDRAW', 'FREEZE', 'UNFREEZE', 'TERMINATE', 'TRANSACTIONS', 'SYNC'] as const;
 export type CardOperationKind = (typeof CARD_OPERATION_KINDS)[number];
 
 /**
@@ -24,6 +28,10 @@ export type CardOperationKind = (typeof CARD_OPERATION_KINDS)[number];
  */
 export const CARD_OPERATION_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'UNKNOWN'] as const;
 export type CardOperationStatus = (typeof CARD_OPERATION_STATUSES)[number];
+
+/** What a person may decide an UNKNOWN card operation was, after checking with the provider: it happened, or it did not. */
+export const MANUAL_CARD_OPERATION_OUTCOMES = ['SUCCEEDED', 'FAILED'] as const satisfies readonly CardOperationStatus[];
+export type ManualCardOperationOutcome = (typeof MANUAL_CARD_OPERATION_OUTCOMES)[number];
 
 /** The KYC data of a card user as the provider holds it (the id number aside). */
 interface CardUserDetails {

@@ -1,9 +1,9 @@
-import { CardOperationsSweepJob } from './card-operations-sweep.job';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { ProviderModule } from '../provider/provider.module';
+import { ProviderOperationsModule } from '../provider-operations/provider-operations.module';
 import { CardUsersController } from './card-users.controller';
 import { CardUsersService } from './card-users.service';
 import { CardOperationsController, CardsController } from './cards.controller';
@@ -15,17 +15,9 @@ import { MoveCardMoneyUseCase } from './move-card-money.use-case';
 
 /** Virtual cards: card users, cards and card operations (merchant-api.md, "Virtual cards"). */
 @Module({
-  imports: [AuthModule, DatabaseModule, IdempotencyModule, ProviderModule],
+  imports: [AuthModule, DatabaseModule, IdempotencyModule, ProviderModule, ProviderOperationsModule],
   controllers: [CardUsersController, CardsController, CardOperationsController],
-  providers: [
-    CardUsersService,
-    CardsService,
-    CardOperationRunner,
-    MoveCardMoneyUseCase,
-    ChangeCardStateUseCase,
-    CardsRepository,
-    CardOperationsSweepJob,
-  ],
+  providers: [CardUsersService, CardsService, CardOperationRunner, MoveCardMoneyUseCase, ChangeCardStateUseCase, CardsRepository],
   exports: [CardsService, CardUsersService, CardsRepository],
 })
 export class CardsModule {}

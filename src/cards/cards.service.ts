@@ -100,8 +100,8 @@ export class CardsService implements OnModuleInit {
     if (!mayOperate(user, cardUser.ownerId)) throw new ForbiddenError('Only the owner of the card user or an admin may create its cards.');
     const balance = this.openingBalance(dto);
 
-    const operation = await this.repository.startOperation(
-      {
+    return this.runner.run({
+      input: {
         cardUserId: cardUser.id,
         cardId: null,
         requestedBy: user.id,
@@ -109,51 +109,50 @@ export class CardsService implements OnModuleInit {
         amount: balance.toString(),
         currency: balance.currency,
       },
-      this.runner.linkTo(CARD_CREATION_RESOURCE),
-    );
-    const answer = await this.runner.run(operation, () =>
-      this.provider.createCard(cardUser.providerUserId, { balance: balance.toString(), currency: balance.currency }),
-    );
-
-    const cardId = typeof answer?.card_id === 'string' ? answer.card_id.trim() : '';
-    const digits = typeof answer?.card_number === 'string' ? answer.card_number.replace(/[\s-]/g, '') : '';
-    const cvv = typeof answer?.cvv === 'string' ? answer.cvv : '';
-    if (!cardId || !/^\d{12,19}$/.test(digits) || !cvv) {
-      // A 2xx without the card: it may exist at the provider. Nothing of the answer is kept but its shape.
-      const recorded = await this.repository.completeOperation(operation.id, {
-        status: 'UNKNOWN',
-        failureReason: 'The provider answered the card creation without a readable card',
-        providerResponse: redact(answer),
-      });
-      throw new CardProviderError(
-        new ProviderBadResponseError('The payment provider answered the card creation without a readable card.'),
-        recorded,
-      );
-    }
-    const { card, operation: done } = await this.repository.completeCardCreation(
-      operation.id,
-      {
-        cardUserId: cardUser.id,
-        ownerId: cardUser.ownerId,
-        providerCardId: cardId,
-        last4: digits.slice(-4),
-        expiry: typeof answer.expiry === 'string' ? answer.expiry : '',
-        currency: balance.currency,
-        status: 'ACTIVE',
-        balance: balance.toString(),
+      link: this.runner.linkTo(CARD_CREATION_RESOURCE),
+      call: () => this.provider.createCard(cardUser.providerUserId, { balance: balance.toString(), currency: balance.currency }),
+      record: async (operation, answer): Promise<CreatedCardDto> => {
+        const cardId = typeof answer?.card_id === 'string' ? answer.card_id.trim() : '';
+        const digits = typeof answer?.card_number === 'string' ? answer.card_number.replace(/[\s-]/g, '') : '';
+        const cvv = typeof answer?.cvv === 'string' ? answer.cvv : '';
+        if (!cardId || !/^\d{12,19}$/.test(digits) || !cvv) {
+          // A 2xx without the card: it may exist at the provider. Nothing of the answer is kept but its shape.
+          const recorded = await this.repository.completeOperation(operation.id, {
+            status: 'UNKNOWN',
+            failureReason: 'The provider answered the card creation without a readable card',
+            providerResponse: redact(answer),
+          });
+          throw new CardProviderError(
+            new ProviderBadResponseError('The payment provider answered the card creation without a readable card.'),
+            recorded,
+          );
+        }
+        const { card, operation: done } = await this.repository.completeCardCreation(
+          operation.id,
+          {
+            cardUserId: cardUser.id,
+            ownerId: cardUser.ownerId,
+            providerCardId: cardId,
+            last4: digits.slice(-4),
+            expiry: typeof answer.expiry === 'string' ? answer.expiry : '',
+            currency: balance.currency,
+            status: 'ACTIVE',
+            balance: balance.toString(),
+          },
+          // redact() masks the number and blanks the CVV: the stored answer holds neither.
+          { status: 'SUCCEEDED', providerResponse: redact(answer) },
+        );
+        this.logger.info({ cardId: card.id, cardUserId: cardUser.id, operationId: done.id, last4: card.last4 }, 'card created');
+        return {
+          ...toCardDto(card, this.currencies),
+          cardNumber: digits,
+          cvv,
+          secretsShownOnce: true,
+          note: FIRST_ANSWER_NOTE,
+          operationId: done.id,
+        };
       },
-      // redact() masks the number and blanks the CVV: the stored answer holds neither.
-      { status: 'SUCCEEDED', providerResponse: redact(answer) },
-    );
-    this.logger.info({ cardId: card.id, cardUserId: cardUser.id, operationId: done.id, last4: card.last4 }, 'card created');
-    return {
-      ...toCardDto(card, this.currencies),
-      cardNumber: digits,
-      cvv,
-      secretsShownOnce: true,
-      note: FIRST_ANSWER_NOTE,
-      operationId: done.id,
-    };
+    });
   }
 
   // ------------------------------------------------------------------ reads
@@ -213,15 +212,18 @@ export class CardsService implements OnModuleInit {
     const card = await this.runner.findVisible(user, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const offset = query.cursor ? decodeOffsetCursor(query.cursor) : 0;
-    const operation = await this.repository.startOperation({
-      cardUserId: card.cardUserId,
-      cardId: card.id,
-      requestedBy: user.id,
-      kind: 'TRANSACTIONS',
-    });
     // The client reads every envelope the provider may use; an unknown one is an empty list (and a warning).
-    const list = await this.runner.run(operation, () => this.provider.transactions(card.providerCardId));
-    await this.repository.completeOperation(operation.id, { status: 'SUCCEEDED', providerResponse: { transactions: list.length } });
+    const { operation, list } = await this.runner.run({
+      input: { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind: 'TRANSACTIONS' },
+      call: () => this.provider.transactions(card.providerCardId),
+      record: async (stored, answer) => ({
+        operation: await this.repository.completeOperation(stored.id, {
+          status: 'SUCCEEDED',
+          providerResponse: { transactions: answer.length },
+        }),
+        list: answer,
+      }),
+    });
     const items = list.slice(offset, offset + limit).map(toTransactionDto);
     return {
       cardId: card.id,

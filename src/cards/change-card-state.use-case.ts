@@ -48,26 +48,25 @@ export class ChangeCardStateUseCase {
   private async changeState(user: AuthUser, id: string, change: StateChange): Promise<CardOperationResultDto> {
     const card = await this.runner.findForChange(user, id);
     refuseIfTerminated(card);
-    const operation = await this.repository.startOperation({
-      cardUserId: card.cardUserId,
-      cardId: card.id,
-      requestedBy: user.id,
-      kind: change.kind,
+    const done = await this.runner.run({
+      input: { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind: change.kind },
+      call: () => change.call(card.providerCardId),
+      record: (operation, answer) => {
+        const reported = typeof answer?.status === 'string' ? PROVIDER_CARD_STATUS[answer.status.toLowerCase()] : undefined;
+        if (reported && reported !== change.target) {
+          this.runner.logger.warn(
+            { cardId: card.id, operationId: operation.id, reported, expected: change.target },
+            'card state change: the provider reports another status',
+          );
+        }
+        return this.repository.completeCardOperation(
+          operation.id,
+          card.id,
+          { status: 'SUCCEEDED', providerResponse: redact(answer) },
+          { status: reported ?? change.target },
+        );
+      },
     });
-    const answer = await this.runner.run(operation, () => change.call(card.providerCardId));
-    const reported = typeof answer?.status === 'string' ? PROVIDER_CARD_STATUS[answer.status.toLowerCase()] : undefined;
-    if (reported && reported !== change.target) {
-      this.runner.logger.warn(
-        { cardId: card.id, operationId: operation.id, reported, expected: change.target },
-        'card state change: the provider reports another status',
-      );
-    }
-    const done = await this.repository.completeCardOperation(
-      operation.id,
-      card.id,
-      { status: 'SUCCEEDED', providerResponse: redact(answer) },
-      { status: reported ?? change.target },
-    );
     this.runner.logger.info(
       { cardId: card.id, operationId: done.operation.id, kind: change.kind, status: done.card.status },
       'card operation succeeded',

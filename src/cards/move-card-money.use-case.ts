@@ -62,28 +62,29 @@ export class MoveCardMoneyUseCase implements OnModuleInit {
     if (card.status === 'FROZEN') throw new CardFrozenError(card.id);
     const amount = checked.money.toString();
 
-    const operation = await this.repository.startOperation(
-      { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind, amount, currency: card.currency },
-      this.runner.linkTo(CARD_OPERATION_RESOURCE),
-    );
-    const answer = await this.runner.run(operation, () =>
-      kind === 'TOPUP'
-        ? this.provider.topUp(card.providerCardId, amount, card.currency)
-        : this.provider.withdraw(card.providerCardId, amount, card.currency),
-    );
-    const newBalance = this.runner.readBalance(card, answer?.new_balance, 'new_balance');
-    const transactionId = typeof answer?.transaction_id === 'string' && answer.transaction_id ? answer.transaction_id : null;
-    if (!transactionId)
-      this.runner.logger.warn(
-        { cardId: card.id, operationId: operation.id },
-        `card ${kind.toLowerCase()}: the provider answered without transaction_id`,
-      );
-    const done = await this.repository.completeCardOperation(
-      operation.id,
-      card.id,
-      { status: 'SUCCEEDED', providerResponse: redact(answer), providerTransactionId: transactionId, newBalance },
-      { balance: newBalance },
-    );
+    const done = await this.runner.run({
+      input: { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind, amount, currency: card.currency },
+      link: this.runner.linkTo(CARD_OPERATION_RESOURCE),
+      call: () =>
+        kind === 'TOPUP'
+          ? this.provider.topUp(card.providerCardId, amount, card.currency)
+          : this.provider.withdraw(card.providerCardId, amount, card.currency),
+      record: (operation, answer) => {
+        const newBalance = this.runner.readBalance(card, answer?.new_balance, 'new_balance');
+        const transactionId = typeof answer?.transaction_id === 'string' && answer.transaction_id ? answer.transaction_id : null;
+        if (!transactionId)
+          this.runner.logger.warn(
+            { cardId: card.id, operationId: operation.id },
+            `card ${kind.toLowerCase()}: the provider answered without transaction_id`,
+          );
+        return this.repository.completeCardOperation(
+          operation.id,
+          card.id,
+          { status: 'SUCCEEDED', providerResponse: redact(answer), providerTransactionId: transactionId, newBalance },
+          { balance: newBalance },
+        );
+      },
+    });
     this.runner.logger.info(
       { cardId: card.id, operationId: done.operation.id, kind, amount, currency: card.currency },
       'card operation succeeded',

@@ -13,6 +13,10 @@ export type DistributionKind = (typeof DISTRIBUTION_KINDS)[number];
 export const DISTRIBUTION_STATUSES = ['PENDING', 'ACCEPTED', 'REJECTED', 'UNKNOWN'] as const;
 export type DistributionStatus = (typeof DISTRIBUTION_STATUSES)[number];
 
+/** What a person may decide an UNKNOWN distribution was, after checking with the provider: it happened, or it did not. */
+export const MANUAL_DISTRIBUTION_OUTCOMES = ['ACCEPTED', 'REJECTED'] as const satisfies readonly DistributionStatus[];
+export type ManualDistributionOutcome = (typeof MANUAL_DISTRIBUTION_OUTCOMES)[number];
+
 export interface ShareRecord {
   position: number;
   matricule: string;

@@ -1,81 +1,206 @@
-import type { PageRequest } from '../common/pagination';
-import { keysetPage, withinPeriod } from '../database/list-queries';
-import { TRANSACTION_LIMITS } from '../database/transaction-limits';
-import { markInterruptedUnknown } from '../database/interrupted-work';
-import { isUniqueViolation } from '../database/unique-violation';
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
-import type { DistributionKind as DbDistributionKind, DistributionStatus as DbDistributionStatus } from '../generated/prisma/enums';
-import type { Proven, SameValues } from '../database/same-values';
-import { PrismaService } from '../database/prisma.service';
-import { linkIdempotentResource } from '../idempotency/idempotency.repository';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
-import type {
-  DistributionFilter,
-  DistributionKind,
-  DistributionOutcome,
-  DistributionRecord,
-  DistributionStatus,
-  NewDistribution,
+import type { PageRequest } from '../common/pagination';
+import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
+import { PrismaService } from '../database/prisma.service';
+import type { Proven, SameValues } from '../database/same-values';
+import { column, sqlStatement, type RowOf } from '../database/sql-statement';
+import { isUniqueViolation } from '../database/unique-violation';
+import type { DistributionKind as DbDistributionKind, DistributionStatus as DbDistributionStatus } from '../generated/prisma/enums';
+import { IDEMPOTENCY_LINK, LINK_HELD, linkValues, registerOperationTable, storedRow } from '../provider-operations/operation-tables';
+import { resolveProviderOperation, type ManualDecision } from '../provider-operations/resolve-provider-operation';
+import {
+  DISTRIBUTION_KINDS,
+  DISTRIBUTION_STATUSES,
+  MANUAL_DISTRIBUTION_OUTCOMES,
+  type ManualDistributionOutcome,
+  type DistributionFilter,
+  type DistributionKind,
+  type DistributionOutcome,
+  type DistributionRecord,
+  type DistributionStatus,
+  type NewDistribution,
 } from './distribution.types';
 
-/** The unions of distribution.types.ts are the database enums, value for value: the rows are mapped without casts. */
+/** The unions of distribution.types.ts are the database enums, value for value (the statements' enum columns check the labels too). */
 export type DistributionEnumsMatch = [
   Proven<SameValues<DistributionKind, DbDistributionKind>>,
   Proven<SameValues<DistributionStatus, DbDistributionStatus>>,
 ];
 
-type DistributionRow = Prisma.DistributionGetPayload<{ include: { shares: true } }>;
-const WITH_SHARES = { shares: { orderBy: { position: 'asc' } } } as const;
 /** The resource type of a distribution on its idempotency record. */
 export const DISTRIBUTION_RESOURCE = 'distribution';
 
-/** Distributions and their shares. The only Prisma user of the area. */
+/** Distributions follow the provider-operation lifecycle: swept when interrupted, decided by a person when UNKNOWN. */
+export const DISTRIBUTIONS_TABLE = registerOperationTable({
+  table: 'distributions',
+  statusType: 'DistributionStatus',
+  manualOutcomes: MANUAL_DISTRIBUTION_OUTCOMES,
+  resolutionAudit: { action: 'distribution.resolved', resourceType: 'distribution' },
+});
+
+/** The SQL of DistributionsRepository, written out (listed in src/queries/distributions.repository.sql). */
+const repository = 'distributions.repository';
+
+/** One share as the statements build it: minor units as text (a bigint), the rate without trailing zeros. */
+interface ShareJson {
+  position: number;
+  matricule: string;
+  rate: string;
+  shareMinor: string;
+}
+
+const DISTRIBUTION_COLUMNS = {
+  id: column.uuid,
+  kind: column.enum('DistributionKind', DISTRIBUTION_KINDS),
+  createdBy: column.text,
+  paymentReceiver: column.text.orNull,
+  paymentId: column.text.orNull,
+  payer: column.text.orNull,
+  amount: column.text,
+  currency: column.text,
+  status: column.enum('DistributionStatus', DISTRIBUTION_STATUSES),
+  providerMessage: column.text.orNull,
+  failureReason: column.text.orNull,
+  providerRequest: column.jsonb.orNull,
+  providerResponse: column.jsonb.orNull,
+  receiverShareMinor: column.int8.orNull,
+  createdAt: column.timestamptz,
+  completedAt: column.timestamptz.orNull,
+  shares: column.builtJson<ShareJson[]>(),
+};
+
+const shareJson = (s: string) =>
+  `json_build_object('position', ${s}.position, 'matricule', ${s}.matricule, 'rate', trim_scale(${s}.rate)::text, 'shareMinor', ${s}.share_minor::text)`;
+
+/** A distribution from alias `a`, its shares from `shares` (a table or a CTE of distribution_shares), in order. */
+const distributionSelect = (a: string, shares = 'distribution_shares') => `${a}.id, ${a}.kind, ${a}.created_by AS "createdBy",
+  ${a}.payment_receiver AS "paymentReceiver", ${a}.payment_id AS "paymentId", ${a}.payer, trim_scale(${a}.amount)::text AS amount,
+  ${a}.currency::text AS currency, ${a}.status, ${a}.provider_message AS "providerMessage", ${a}.failure_reason AS "failureReason",
+  ${a}.provider_request AS "providerRequest", ${a}.provider_response AS "providerResponse",
+  ${a}.receiver_share_minor AS "receiverShareMinor", ${a}.created_at AS "createdAt", ${a}.completed_at AS "completedAt",
+  (SELECT COALESCE(json_agg(${shareJson('s')} ORDER BY s.position), '[]'::json) FROM ${shares} s WHERE s.distribution_id = ${a}.id) AS shares`;
+
+/**
+ * A distribution stored PENDING ($4 on) with every share (arrays $13 to $16, in order), linked to the
+ * request's idempotency record ($1 to $3) in the same statement.
+ */
+const CREATE_PENDING = sqlStatement(
+  repository,
+  'createPending',
+  'distributions_create',
+  `
+  WITH ${IDEMPOTENCY_LINK}, d AS (
+    INSERT INTO distributions (id, kind, created_by, payment_receiver, payment_id, payer, amount, currency, status, receiver_share_minor,
+      provider_request, created_at)
+    SELECT $1::uuid, $4::"DistributionKind", $5::text, $6::text, $7::text, $8::text, $9::numeric, $10::text, 'PENDING', $11::int8,
+      $12::jsonb, now()
+    WHERE ${LINK_HELD}
+    RETURNING *
+  ), shares AS (
+    INSERT INTO distribution_shares (distribution_id, position, matricule, rate, share_minor)
+    SELECT d.id, x.position, x.matricule, x.rate, x.share_minor
+    FROM d CROSS JOIN unnest($13::int4[], $14::text[], $15::numeric[], $16::int8[]) AS x(position, matricule, rate, share_minor)
+    RETURNING *
+  )
+  SELECT ${distributionSelect('d', 'shares')} FROM d`,
+  DISTRIBUTION_COLUMNS,
+);
+
+const FIND_BY_ID = sqlStatement(
+  repository,
+  'findById',
+  'distributions_find',
+  `
+  SELECT ${distributionSelect('d')} FROM distributions d WHERE d.id = $1::uuid`,
+  DISTRIBUTION_COLUMNS,
+);
+
+const FIND_BY_PAYMENT_ID = sqlStatement(
+  repository,
+  'findByPaymentId',
+  'distributions_find_by_payment_id',
+  `
+  SELECT ${distributionSelect('d')} FROM distributions d WHERE d.payment_id = $1::text`,
+  DISTRIBUTION_COLUMNS,
+);
+
+/** The provider's answer ($2 on) on a PENDING distribution (only PENDING moves); the distribution as it is now either way. */
+const RECORD_OUTCOME = sqlStatement(
+  repository,
+  'recordOutcome',
+  'distributions_record_outcome',
+  `
+  WITH d AS (
+    UPDATE distributions
+    SET status = $2::"DistributionStatus", provider_message = $3::text, failure_reason = $4::text, provider_response = $5::jsonb,
+      completed_at = now()
+    WHERE id = $1::uuid AND status = 'PENDING'
+    RETURNING *
+  )
+  SELECT ${distributionSelect('d')} FROM d
+  UNION ALL
+  SELECT ${distributionSelect('n')} FROM distributions n WHERE n.id = $1::uuid AND NOT EXISTS (SELECT 1 FROM d)`,
+  DISTRIBUTION_COLUMNS,
+);
+
+const DELETE_PENDING = sqlStatement(
+  repository,
+  'deletePending',
+  'distributions_delete_pending',
+  `
+  DELETE FROM distributions WHERE id = $1::uuid AND status = 'PENDING'`,
+);
+
+const LIST_FILTERS: readonly ListFilter<DistributionFilter>[] = [
+  ['kind', 'kind', (n) => `d.kind = $${n}::"DistributionKind"`],
+  ['status', 'status', (n) => `d.status = $${n}::"DistributionStatus"`],
+];
+const LIST = keysetListStatements({
+  repository,
+  usedBy: 'list',
+  prefix: 'distributions_page',
+  from: 'distributions d',
+  time: 'd.created_at',
+  select: distributionSelect('d'),
+  columns: DISTRIBUTION_COLUMNS,
+  filters: LIST_FILTERS,
+});
+
+/** Distributions and their shares: the only place of this area that reaches PostgreSQL. */
 @Injectable()
 export class DistributionsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Stores the distribution PENDING with every share, in one transaction, before anything is
-   * sent. `undefined` when its paymentId is already taken (the unique index decided). With
-   * `idempotencyRecordId`, that record is linked to the distribution in the same transaction, so
-   * that a retry after a crash finds it (see linkIdempotentResource).
+   * Stores the distribution PENDING with every share, in one statement, before anything is sent.
+   * `undefined` when its paymentId is already taken (the unique index decided). With
+   * `idempotencyRecordId`, that record is linked to the distribution in the same statement, so
+   * that a retry after a crash finds it (409 idempotency_in_progress, nothing stored, when a retry
+   * holds the record already).
    */
   async createPending(distribution: NewDistribution, idempotencyRecordId?: string): Promise<DistributionRecord | undefined> {
-    const create = (client: Prisma.TransactionClient) =>
-      client.distribution.create({
-        data: {
-          kind: distribution.kind,
-          createdBy: distribution.createdBy,
-          paymentReceiver: distribution.paymentReceiver,
-          paymentId: distribution.paymentId,
-          payer: distribution.payer,
-          amount: distribution.amount,
-          currency: distribution.currency,
-          status: 'PENDING',
-          receiverShareMinor: distribution.receiverShareMinor,
-          providerRequest: distribution.providerRequest as Prisma.InputJsonValue,
-          shares: {
-            create: distribution.shares.map((share) => ({
-              position: share.position,
-              matricule: share.matricule,
-              rate: share.rate,
-              shareMinor: share.shareMinor,
-            })),
-          },
-        },
-        include: WITH_SHARES,
-      });
+    const link = idempotencyRecordId ? { recordId: idempotencyRecordId, type: DISTRIBUTION_RESOURCE } : undefined;
     try {
-      const row = idempotencyRecordId
-        ? await this.prisma.$transaction(async (tx) => {
-            const created = await create(tx);
-            await linkIdempotentResource(tx, idempotencyRecordId, { type: DISTRIBUTION_RESOURCE, id: created.id });
-            return created;
-          }, TRANSACTION_LIMITS)
-        : await create(this.prisma);
-      return toRecord(row);
+      const rows = await this.prisma.run(CREATE_PENDING, [
+        ...linkValues(randomUUID(), link),
+        distribution.kind,
+        distribution.createdBy,
+        distribution.paymentReceiver,
+        distribution.paymentId,
+        distribution.payer,
+        distribution.amount,
+        distribution.currency,
+        distribution.receiverShareMinor === null ? null : distribution.receiverShareMinor.toString(),
+        JSON.stringify(distribution.providerRequest ?? null),
+        distribution.shares.map((share) => share.position),
+        distribution.shares.map((share) => share.matricule),
+        distribution.shares.map((share) => share.rate),
+        distribution.shares.map((share) => share.shareMinor.toString()),
+      ]);
+      return toRecord(storedRow(rows));
     } catch (error) {
       if (isUniqueViolation(error)) return undefined;
       throw error;
@@ -83,81 +208,57 @@ export class DistributionsRepository {
   }
 
   async findByPaymentId(paymentId: string): Promise<DistributionRecord | undefined> {
-    const row = await this.prisma.distribution.findUnique({ where: { paymentId }, include: WITH_SHARES });
-    return row ? toRecord(row) : undefined;
+    const [row] = await this.prisma.run(FIND_BY_PAYMENT_ID, [paymentId]);
+    return row && toRecord(row);
   }
 
-  /**
-   * Distributions still PENDING long after they were handed to the provider: the process died
-   * between the call and the write. They become UNKNOWN (it may have happened), visibly.
-   */
-  async markInterruptedUnknown(olderThanSeconds: number): Promise<number> {
-    return markInterruptedUnknown(this.prisma, 'distributions', olderThanSeconds);
-  }
-
-  /** Records the provider's answer on a PENDING distribution (only PENDING moves). */
+  /** Records the provider's answer on a PENDING distribution (only PENDING moves), with its audit event when given. */
   async recordOutcome(id: string, outcome: DistributionOutcome, audit?: NewAuditEvent): Promise<DistributionRecord> {
-    return this.prisma.$transaction(async (tx) => {
-      if (audit) await appendAuditEvent(tx, audit);
-      await tx.distribution.updateMany({
-        where: { id, status: 'PENDING' },
-        data: {
-          status: outcome.status,
-          providerMessage: outcome.providerMessage,
-          failureReason: outcome.status === 'ACCEPTED' ? null : outcome.failureReason,
-          providerResponse: outcome.providerResponse ?? Prisma.DbNull,
-          completedAt: new Date(),
-        },
-      });
-      return toRecord(await tx.distribution.findUniqueOrThrow({ where: { id }, include: WITH_SHARES }));
-    }, TRANSACTION_LIMITS);
+    const values = [
+      id,
+      outcome.status,
+      outcome.providerMessage,
+      outcome.status === 'ACCEPTED' ? null : outcome.failureReason,
+      outcome.providerResponse === undefined || outcome.providerResponse === null ? null : JSON.stringify(outcome.providerResponse),
+    ];
+    const row = await this.prisma.inTransaction(async (run) => {
+      if (audit) await appendAuditEvent(run, audit);
+      return (await run(RECORD_OUTCOME, values)).rows[0];
+    });
+    if (!row) throw new Error(`distribution ${id} vanished`);
+    return toRecord(row);
   }
 
   /** Removes a PENDING distribution that provably never reached the provider, freeing its paymentId. */
   async deletePending(id: string): Promise<void> {
-    await this.prisma.distribution.deleteMany({ where: { id, status: 'PENDING' } });
+    await this.prisma.run(DELETE_PENDING, [id]);
   }
 
   async findById(id: string): Promise<DistributionRecord | undefined> {
-    const row = await this.prisma.distribution.findUnique({ where: { id }, include: WITH_SHARES });
-    return row ? toRecord(row) : undefined;
+    const [row] = await this.prisma.run(FIND_BY_ID, [id]);
+    return row && toRecord(row);
   }
 
   async list(filter: DistributionFilter, page: PageRequest): Promise<DistributionRecord[]> {
-    const where: Prisma.DistributionWhereInput = {
-      ...(filter.kind ? { kind: filter.kind } : {}),
-      ...(filter.status ? { status: filter.status } : {}),
-      ...withinPeriod('createdAt', filter),
-    };
-    const rows = await this.prisma.distribution.findMany({ ...keysetPage('createdAt', where, page), include: WITH_SHARES });
-    return rows.map(toRecord);
+    const statement = keysetListStatementFor(LIST, LIST_FILTERS, filter);
+    return (await this.prisma.run(statement, keysetListValues(LIST_FILTERS, filter, page))).map(toRecord);
   }
 
   /**
-   * A person decides an UNKNOWN distribution. Guarded (only UNKNOWN moves), so that two decisions
-   * never both apply; the audit event commits with it.
+   * A person decides an UNKNOWN distribution (resolveProviderOperation: guarded, only UNKNOWN
+   * moves, the audit event committed with it).
    */
   async resolveUnknown(
     id: string,
-    resolution: { status: 'ACCEPTED' | 'REJECTED'; actor: string; note: string },
+    resolution: ManualDecision<ManualDistributionOutcome>,
     audit: NewAuditEvent,
   ): Promise<DistributionRecord | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      const failureReason =
-        resolution.status === 'REJECTED' ? 'Decided REJECTED by a person after checking with the provider (manual resolution)' : null;
-      const moved = await tx.$queryRaw<{ id: string }[]>`
-        UPDATE distributions SET status = ${resolution.status}::"DistributionStatus", failure_reason = ${failureReason},
-          resolved_by = ${resolution.actor}, resolution_note = ${resolution.note}, resolved_at = now()
-        WHERE id = ${id}::uuid AND status = 'UNKNOWN'
-        RETURNING id::text AS id`;
-      if (moved.length === 0) return undefined;
-      await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus: 'UNKNOWN', toStatus: resolution.status } });
-      return toRecord(await tx.distribution.findUniqueOrThrow({ where: { id }, include: WITH_SHARES }));
-    }, TRANSACTION_LIMITS);
+    const moved = await resolveProviderOperation(this.prisma, DISTRIBUTIONS_TABLE, id, resolution, audit);
+    return moved ? this.findById(id) : undefined;
   }
 }
 
-function toRecord(row: DistributionRow): DistributionRecord {
+function toRecord(row: RowOf<typeof DISTRIBUTION_COLUMNS>): DistributionRecord {
   return {
     id: row.id,
     kind: row.kind,
@@ -165,21 +266,21 @@ function toRecord(row: DistributionRow): DistributionRecord {
     paymentReceiver: row.paymentReceiver,
     paymentId: row.paymentId,
     payer: row.payer,
-    amount: row.amount.toFixed(),
+    amount: row.amount,
     currency: row.currency,
     status: row.status,
     providerMessage: row.providerMessage,
     failureReason: row.failureReason,
     providerRequest: row.providerRequest,
     providerResponse: row.providerResponse,
-    receiverShareMinor: row.receiverShareMinor,
+    receiverShareMinor: row.receiverShareMinor === null ? null : BigInt(row.receiverShareMinor),
     createdAt: row.createdAt,
     completedAt: row.completedAt,
     shares: row.shares.map((share) => ({
       position: share.position,
       matricule: share.matricule,
-      rate: share.rate.toFixed(),
-      shareMinor: share.shareMinor,
+      rate: share.rate,
+      shareMinor: BigInt(share.shareMinor),
     })),
   };
 }

@@ -11,8 +11,8 @@ import type { AppConfig, CurrencyRule } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { DistributionClient } from '../provider/clients/distribution.client';
-import { ProviderError, ProviderRejectedError, provesNotSent } from '../provider/provider.errors';
 import type { DistributionEntry, SuccessMessage } from '../provider/provider.types';
+import { runProviderOperation, type ProviderFailure, type ProviderOperationType } from '../provider-operations/provider-operation';
 import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber } from './distribution-shares';
 import type { DistributionFilter, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
 import type {
@@ -24,7 +24,7 @@ import type {
   ListDistributionsQueryDto,
 } from './distributions.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { DISTRIBUTION_RESOURCE, DistributionsRepository } from './distributions.repository';
+import { DISTRIBUTION_RESOURCE, DISTRIBUTIONS_TABLE, DistributionsRepository } from './distributions.repository';
 
 /** A request checked and computed, ready to be stored and sent. */
 interface Prepared {
@@ -35,9 +35,23 @@ interface Prepared {
   remainder: bigint;
 }
 
+/** What a request asks: the distribution checked and computed, and who asked (its audit event's actor). */
+interface DistributionRequest {
+  user: AuthUser;
+  distribution: NewDistribution;
+}
+
 @Injectable()
 export class DistributionsService implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
+
+  /**
+   * Distributions as the provider-operation lifecycle drives them: stored PENDING with their shares
+   * (a paymentId already used is 409 before anything is sent), REJECTED when refused, UNKNOWN when
+   * the answer was lost, removed when provably not sent (the paymentId is free again and the
+   * provider error is the answer); every recorded outcome is audited (`distribution.created`).
+   */
+  private readonly type: ProviderOperationType<DistributionRecord, DistributionRequest, DistributionRecord>;
 
   constructor(
     private readonly distributions: DistributionsRepository,
@@ -47,6 +61,25 @@ export class DistributionsService implements OnModuleInit {
     private readonly idempotency: IdempotencyService,
   ) {
     this.currencies = config.get('currencies', { infer: true });
+    this.type = {
+      name: 'distribution',
+      table: DISTRIBUTIONS_TABLE,
+      log: logger,
+      describe: (distribution) => ({ distributionId: distribution.id, kind: distribution.kind }),
+      store: async ({ distribution }, link) => {
+        const stored = await this.distributions.createPending(distribution, link?.recordId);
+        if (stored) return stored;
+        if (!distribution.paymentId) throw new Error('a fiat distribution has no unique field to collide on');
+        const existing = await this.distributions.findByPaymentId(distribution.paymentId);
+        throw new ConflictError(
+          'distribution_payment_id_exists',
+          `paymentId ${distribution.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`,
+        );
+      },
+      recordFailure: (stored, failure, { user }) => this.record(user, stored, distributionOutcomeOf(failure)),
+      removeNotSent: (stored) => this.distributions.deletePending(stored.id),
+      answerFailure: (recorded) => recorded,
+    };
   }
 
   onModuleInit() {
@@ -70,7 +103,8 @@ export class DistributionsService implements OnModuleInit {
       amount: prepared.providerAmount,
       distribution: prepared.providerDistribution,
     };
-    const stored = await this.distributions.createPending(
+    return this.submit(
+      user,
       {
         kind: 'init',
         createdBy: user.id,
@@ -83,16 +117,8 @@ export class DistributionsService implements OnModuleInit {
         providerRequest: redact(body),
         shares: prepared.shares,
       },
-      this.idempotency.recoveryPoint(),
+      () => this.client.initTransaction(body),
     );
-    if (!stored) {
-      const existing = await this.distributions.findByPaymentId(dto.paymentId);
-      throw new ConflictError(
-        'distribution_payment_id_exists',
-        `paymentId ${dto.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`,
-      );
-    }
-    return this.submit(user, stored, () => this.client.initTransaction(body));
   }
 
   /** `POST {link_base_url}/api/agent/link/fiat-distribution`: a fiat payment received elsewhere, redistributed. */
@@ -101,7 +127,8 @@ export class DistributionsService implements OnModuleInit {
     const body = {
       data: { payer: dto.payer, currency: dto.currency, amount: prepared.providerAmount, distribution: prepared.providerDistribution },
     };
-    const stored = await this.distributions.createPending(
+    return this.submit(
+      user,
       {
         kind: 'fiat',
         createdBy: user.id,
@@ -114,10 +141,8 @@ export class DistributionsService implements OnModuleInit {
         providerRequest: redact(body),
         shares: prepared.shares,
       },
-      this.idempotency.recoveryPoint(),
+      () => this.client.distributeFiat(body),
     );
-    if (!stored) throw new Error('a fiat distribution has no unique field to collide on');
-    return this.submit(user, stored, () => this.client.distributeFiat(body));
   }
 
   async get(id: string): Promise<DistributionDto> {
@@ -177,43 +202,44 @@ export class DistributionsService implements OnModuleInit {
   }
 
   /**
-   * Sends the stored distribution and records what the answer did: ACCEPTED, REJECTED (a refusal:
-   * nothing happened there) or UNKNOWN (timeout, 5xx, lost or unreadable answer: it may have
-   * happened, so it is never resent). An error proving nothing was sent (budget spent, provider
-   * unreachable, our credentials refused) removes the PENDING record, freeing its paymentId, and
-   * is the caller's answer (the idempotency key is released too).
+   * Stores the distribution and sends it (runProviderOperation), then records what the answer did:
+   * ACCEPTED, REJECTED (a refusal: nothing happened there) or UNKNOWN (timeout, 5xx, lost or
+   * unreadable answer: it may have happened, so it is never resent). An error proving nothing was
+   * sent (budget spent, provider unreachable, our credentials refused) removes the PENDING record,
+   * freeing its paymentId, and is the caller's answer (the idempotency key is released too).
    */
-  private async submit(user: AuthUser, stored: DistributionRecord, send: () => Promise<SuccessMessage>): Promise<DistributionDto> {
-    let outcome: DistributionOutcome;
-    try {
-      const answer = await send();
-      outcome =
-        answer?.success === true
-          ? { status: 'ACCEPTED', providerMessage: messageOf(answer), providerResponse: redact(answer) }
-          : {
-              status: 'UNKNOWN',
-              failureReason: 'The provider answered without success: true',
-              providerMessage: messageOf(answer),
-              providerResponse: redact(answer),
-            };
-    } catch (error) {
-      if (provesNotSent(error)) {
-        await this.distributions.deletePending(stored.id);
-        this.logger.warn({ distributionId: stored.id, code: error.code }, 'distribution not sent to the provider; record removed');
-        throw error;
-      }
-      outcome = failedOutcome(error);
-      if (!(error instanceof ProviderError))
-        this.logger.error({ err: error, distributionId: stored.id }, 'unexpected error while sending a distribution');
-    }
+  private async submit(user: AuthUser, distribution: NewDistribution, send: () => Promise<SuccessMessage>): Promise<DistributionDto> {
+    const recordId = this.idempotency.recoveryPoint();
+    const recorded = await runProviderOperation(this.type, {
+      input: { user, distribution },
+      link: recordId ? { recordId, type: DISTRIBUTION_RESOURCE } : undefined,
+      call: send,
+      record: (stored, answer) =>
+        this.record(
+          user,
+          stored,
+          answer?.success === true
+            ? { status: 'ACCEPTED', providerMessage: messageOf(answer), providerResponse: redact(answer) }
+            : {
+                status: 'UNKNOWN',
+                failureReason: 'The provider answered without success: true',
+                providerMessage: messageOf(answer),
+                providerResponse: redact(answer),
+              },
+        ),
+    });
+    this.logger.info({ distributionId: recorded.id, kind: recorded.kind, status: recorded.status }, 'distribution recorded');
+    return this.toDto(recorded);
+  }
+
+  /** The outcome, with its audit event. */
+  private record(user: AuthUser, stored: DistributionRecord, outcome: DistributionOutcome): Promise<DistributionRecord> {
     const created = { kind: stored.kind, status: outcome.status, amount: stored.amount, currency: stored.currency };
-    const recorded = await this.distributions.recordOutcome(
+    return this.distributions.recordOutcome(
       stored.id,
       outcome,
       auditEventOf(user, 'distribution.created', { type: 'distribution', id: stored.id }, { details: created }),
     );
-    this.logger.info({ distributionId: recorded.id, kind: recorded.kind, status: recorded.status }, 'distribution recorded');
-    return this.toDto(recorded);
   }
 
   private toDto(distribution: DistributionRecord): DistributionDto {
@@ -263,27 +289,31 @@ function messageOf(answer: unknown): string | null {
   return typeof message === 'string' ? message.slice(0, 500) : null;
 }
 
-function failedOutcome(error: unknown): DistributionOutcome {
-  if (error instanceof ProviderRejectedError) {
-    return {
-      status: 'REJECTED',
-      failureReason: error.providerMessage ?? 'Refused by the payment provider',
-      providerMessage: error.providerMessage ?? null,
-      providerResponse: redact(error.body ?? { httpStatus: error.providerStatus }),
-    };
+/** How a provider call that threw ends a distribution (a `not_sent` one is removed, never recorded). */
+function distributionOutcomeOf(failure: ProviderFailure): DistributionOutcome {
+  switch (failure.kind) {
+    case 'refused':
+      return {
+        status: 'REJECTED',
+        failureReason: failure.reason,
+        providerMessage: failure.providerMessage,
+        providerResponse: failure.providerResponse,
+      };
+    case 'not_sent':
+      return { status: 'REJECTED', failureReason: failure.reason, providerMessage: null, providerResponse: { error: failure.error.code } };
+    case 'lost':
+      return {
+        status: 'UNKNOWN',
+        failureReason: failure.reason,
+        providerMessage: failure.providerMessage,
+        providerResponse: { error: failure.code, ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}) },
+      };
+    case 'unexpected':
+      return {
+        status: 'UNKNOWN',
+        failureReason: 'The submission failed unexpectedly after it may have been sent',
+        providerMessage: null,
+        providerResponse: { error: 'internal_error' },
+      };
   }
-  if (error instanceof ProviderError) {
-    return {
-      status: 'UNKNOWN',
-      failureReason: error.detail,
-      providerMessage: error.providerMessage ?? null,
-      providerResponse: { error: error.code, ...(error.providerStatus ? { httpStatus: error.providerStatus } : {}) },
-    };
-  }
-  return {
-    status: 'UNKNOWN',
-    failureReason: 'The submission failed unexpectedly after it may have been sent',
-    providerMessage: null,
-    providerResponse: { error: 'internal_error' },
-  };
 }

@@ -1,4 +1,6 @@
 import type { CardOperationKind, CardStatus } from '../cards/card.types';
+export { MANUAL_CARD_OPERATION_OUTCOMES, type ManualCardOperationOutcome } from '../cards/card.types';
+export { MANUAL_DISTRIBUTION_OUTCOMES, type ManualDistributionOutcome } from '../distributions/distribution.types';
 import { ConflictError } from '../common/domain-error';
 import type { OrderStatus } from '../orders/order.types';
 
@@ -10,12 +12,6 @@ export const NOTE_MAX_LENGTH = 500;
  * stored it died before (or while) asking the provider.
  */
 export const RESOLVABLE_ORDER_STATUSES: readonly OrderStatus[] = ['UNKNOWN', 'EXPIRED'];
-
-export const MANUAL_CARD_OPERATION_OUTCOMES = ['SUCCEEDED', 'FAILED'] as const;
-export type ManualCardOperationOutcome = (typeof MANUAL_CARD_OPERATION_OUTCOMES)[number];
-
-export const MANUAL_DISTRIBUTION_OUTCOMES = ['ACCEPTED', 'REJECTED'] as const;
-export type ManualDistributionOutcome = (typeof MANUAL_DISTRIBUTION_OUTCOMES)[number];
 
 /** Whether this order's status can be decided by a person at all (PENDING still depends on its age). */
 export function orderStatusMayBeResolved(status: OrderStatus): boolean {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
 import type { CardOperationDto } from '../cards/card-operations.dto';
-import { CardsRepository } from '../cards/cards.repository';
+import { CARD_OPERATIONS_TABLE, CardsRepository } from '../cards/cards.repository';
 import { CardsService } from '../cards/cards.service';
 import { NotFoundError } from '../common/domain-error';
 import { UUID_PATTERN } from '../common/pagination';
@@ -10,9 +10,11 @@ import type { ResolveCardOperationDto } from './resolutions.dto';
 import { CARD_STATUS_AFTER, CardOperationNotResolvableError } from './resolution-rules';
 
 /**
- * `POST /v1/card-operations/{id}/resolution`: a person decides an UNKNOWN card operation. A
- * freeze, unfreeze or termination declared SUCCEEDED changes the card's status with it; a money
- * operation leaves the stored balance alone (see CARD_STATUS_AFTER).
+ * `POST /v1/card-operations/{id}/resolution`: a person decides an UNKNOWN card operation, through
+ * the provider-operation lifecycle's resolution (resolveProviderOperation, in
+ * CardsRepository.resolveUnknownOperation: guarded, audited in the same transaction). A freeze,
+ * unfreeze or termination declared SUCCEEDED changes the card's status with it; a money operation
+ * or a sync leaves the stored balance alone (see CARD_STATUS_AFTER).
  */
 @Injectable()
 export class ResolveCardOperationUseCase {
@@ -35,8 +37,8 @@ export class ResolveCardOperationUseCase {
       },
       auditEventOf(
         user,
-        'card_operation.resolved',
-        { type: 'card_operation', id },
+        CARD_OPERATIONS_TABLE.resolutionAudit.action,
+        { type: CARD_OPERATIONS_TABLE.resolutionAudit.resourceType, id },
         { note: dto.note, details: { kind: operation.kind, cardId: operation.cardId } },
       ),
     );

@@ -4,12 +4,16 @@ import type { AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
 import { UUID_PATTERN } from '../common/pagination';
 import type { DistributionDto } from '../distributions/distributions.dto';
-import { DistributionsRepository } from '../distributions/distributions.repository';
+import { DISTRIBUTIONS_TABLE, DistributionsRepository } from '../distributions/distributions.repository';
 import { DistributionsService } from '../distributions/distributions.service';
 import type { ResolveDistributionDto } from './resolutions.dto';
 import { DistributionNotResolvableError } from './resolution-rules';
 
-/** `POST /v1/distributions/{id}/resolution`: a person decides an UNKNOWN distribution. */
+/**
+ * `POST /v1/distributions/{id}/resolution`: a person decides an UNKNOWN distribution, through the
+ * provider-operation lifecycle's resolution (resolveProviderOperation, in
+ * DistributionsRepository.resolveUnknown: guarded, audited in the same transaction).
+ */
 @Injectable()
 export class ResolveDistributionUseCase {
   constructor(
@@ -24,7 +28,12 @@ export class ResolveDistributionUseCase {
     const resolved = await this.distributions.resolveUnknown(
       id,
       { status: dto.status, actor: user.id, note: dto.note },
-      auditEventOf(user, 'distribution.resolved', { type: 'distribution', id }, { note: dto.note, details: { kind: distribution.kind } }),
+      auditEventOf(
+        user,
+        DISTRIBUTIONS_TABLE.resolutionAudit.action,
+        { type: DISTRIBUTIONS_TABLE.resolutionAudit.resourceType, id },
+        { note: dto.note, details: { kind: distribution.kind } },
+      ),
     );
     if (!resolved) {
       const now = await this.distributions.findById(id);

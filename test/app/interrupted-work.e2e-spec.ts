@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { CardOperationsSweepJob } from '../../src/cards/card-operations-sweep.job';
-import { DistributionsSweepJob } from '../../src/distributions/distributions-sweep.job';
+import { InterruptedOperationsSweepJob } from '../../src/provider-operations/interrupted-operations-sweep.job';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { cardsClient, userWithCard } from '../support/cards-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -39,7 +38,7 @@ describe('work interrupted between the provider call and the final write', () =>
     const stale = await service.prisma.cardOperation.create({ data: { ...base, createdAt: longAgo() } });
     const recent = await service.prisma.cardOperation.create({ data: base });
 
-    expect(await service.get(CardOperationsSweepJob).sweepNow()).toBeGreaterThanOrEqual(1);
+    expect(await service.get(InterruptedOperationsSweepJob).sweepNow()).toBeGreaterThanOrEqual(1);
     const after = await service.prisma.cardOperation.findUniqueOrThrow({ where: { id: stale.id } });
     expect(after).toMatchObject({ status: 'UNKNOWN', failureReason: expect.stringContaining('never recorded') });
     expect(after.completedAt).not.toBeNull();
@@ -52,7 +51,7 @@ describe('work interrupted between the provider call and the final write', () =>
     const stale = await service.prisma.distribution.create({
       data: { kind: 'fiat', createdBy: 'ops', payer: 'Awa', amount: '100', currency: 'XAF', status: 'PENDING', createdAt: longAgo() },
     });
-    expect(await service.get(DistributionsSweepJob).sweepNow()).toBeGreaterThanOrEqual(1);
+    expect(await service.get(InterruptedOperationsSweepJob).sweepNow()).toBeGreaterThanOrEqual(1);
     const after = await service.prisma.distribution.findUniqueOrThrow({ where: { id: stale.id } });
     expect(after).toMatchObject({ status: 'UNKNOWN', failureReason: expect.stringContaining('never recorded') });
     const finance = await service.bearer('fin-sweep', 'finance');

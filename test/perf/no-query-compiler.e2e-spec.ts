@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { RejectedCallbackPurgeJob } from '../../src/callbacks/rejected-callback-purge.job';
-import { CardOperationsSweepJob } from '../../src/cards/card-operations-sweep.job';
 import { REQUEST_ID_HEADER } from '../../src/create-app';
 import { registeredStatements } from '../../src/database/sql-statement';
-import { DistributionsSweepJob } from '../../src/distributions/distributions-sweep.job';
 import { IdempotencyPurgeJob } from '../../src/idempotency/idempotency-purge.job';
 import { IdempotencyRepository } from '../../src/idempotency/idempotency.repository';
 import { OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { AgentBudgetSweepJob } from '../../src/provider/agent-budget-sweep.job';
 import { ProviderCallLog } from '../../src/provider/provider-call-log';
+import { InterruptedOperationsSweepJob } from '../../src/provider-operations/interrupted-operations-sweep.job';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { orderRequest } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -32,8 +31,7 @@ const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|ROLLBACK|SET LOCAL statement_timeout
 const BACKGROUND_JOBS: [string, (service: TestService) => Promise<unknown>][] = [
   ['idempotency purge', (s) => s.get(IdempotencyPurgeJob).runOnce()],
   ['rejected-callback purge', (s) => s.get(RejectedCallbackPurgeJob).runOnce()],
-  ['card-operations sweep', (s) => s.get(CardOperationsSweepJob).sweepNow()],
-  ['distributions sweep', (s) => s.get(DistributionsSweepJob).sweepNow()],
+  ['interrupted operations sweep (card operations, distributions)', (s) => s.get(InterruptedOperationsSweepJob).sweepNow()],
   ['agent-budget sweep', (s) => s.get(AgentBudgetSweepJob).runNow()],
   ['provider call log write', (s) => s.get(ProviderCallLog).flush()],
   ['order sweep', (s) => s.get(OrderExpiryJob).sweepNow()],

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "CardOperationKind" ADD VALUE 'SYNC';

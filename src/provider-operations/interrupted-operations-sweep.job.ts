@@ -1,0 +1,32 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Logger } from 'pino';
+import { InterruptedWorkSweepJob } from '../common/scheduled-job';
+import type { AppConfig } from '../config/app-config';
+import { PrismaService } from '../database/prisma.service';
+import { APP_LOGGER } from '../logging/logging.module';
+import { INTERRUPTED_REASON, registeredOperationTables } from './operation-tables';
+
+/**
+ * Operations of every registered type (registerOperationTable) still PENDING long after they were
+ * handed to the provider: the process died between the call and the write. They become UNKNOWN
+ * (the provider may have acted), visibly, judged by the database clock: one statement per table.
+ */
+@Injectable()
+export class InterruptedOperationsSweepJob extends InterruptedWorkSweepJob {
+  constructor(
+    private readonly prisma: PrismaService,
+    config: ConfigService<AppConfig, true>,
+    @Inject(APP_LOGGER) logger: Logger,
+  ) {
+    super('provider-operations', config.get('provider', { infer: true }).timeoutMs, logger);
+  }
+
+  protected async markInterruptedUnknown(olderThanSeconds: number): Promise<number> {
+    let moved = 0;
+    for (const table of registeredOperationTables()) {
+      moved += (await this.prisma.runCounted(table.markInterrupted, [INTERRUPTED_REASON, olderThanSeconds])).count;
+    }
+    return moved;
+  }
+}
