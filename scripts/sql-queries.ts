@@ -1,38 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import '../src/callbacks/callbacks.repository';
-import '../src/database/advisory-locks';
-import '../src/database/interrupted-work';
-import '../src/health/health.repository';
-import '../src/idempotency/idempotency.repository';
-import '../src/orders/orders.statements';
-import '../src/provider/agent-budget.repository';
-import '../src/provider/provider-call.repository';
-import '../src/provider/provider-token.repository';
-import { registeredStatements, renderQueries } from '../src/database/sql-statement';
+import { registeredStatements, renderQueries, type SqlStatement } from '../src/database/sql-statement';
 
-/** Tooling, not runtime code: it imports every area that writes out statements, so it lives outside src/. */
+/** Tooling, not runtime code: it loads every file of src/ that writes out statements, so it lives outside src/. */
 export const SRC_DIR = resolve(__dirname, '..', 'src');
 export const QUERIES_DIR = join(SRC_DIR, 'queries');
 
-/**
- * The files of src/ that declare written-out statements, imported above so that they register.
- * test/database/sql-queries.spec.ts fails when a file declaring statements is missing here.
- */
-export const STATEMENT_MODULES = [
-  'callbacks/callbacks.repository.ts',
-  'database/advisory-locks.ts',
-  'database/interrupted-work.ts',
-  'health/health.repository.ts',
-  'idempotency/idempotency.repository.ts',
-  'orders/orders.statements.ts',
-  'provider/agent-budget.repository.ts',
-  'provider/provider-call.repository.ts',
-  'provider/provider-token.repository.ts',
-];
+/** The files of src/ (relative, sorted) that declare written-out statements: every non-test file calling `sqlStatement(`. */
+export function statementModules(): string[] {
+  return (readdirSync(SRC_DIR, { recursive: true }) as string[])
+    .filter((path) => path.endsWith('.ts') && !path.endsWith('.spec.ts') && !path.startsWith('generated'))
+    .filter((path) => !path.endsWith('sql-statement.ts') && readFileSync(join(SRC_DIR, path), 'utf8').includes('sqlStatement('))
+    .sort();
+}
+
+/** Every statement of src/, its declaring files loaded so that they register. */
+export function allStatements(): SqlStatement[] {
+  for (const path of statementModules()) require(join(SRC_DIR, path));
+  return registeredStatements();
+}
 
 /** The listing each repository's statements should have under src/queries/, by file name. */
 export function committedQueryFiles(): Map<string, string> {
-  const statements = registeredStatements();
+  const statements = allStatements();
   const repositories = [...new Set(statements.map((s) => s.repository))].sort();
   return new Map(repositories.map((repository) => [`${repository}.sql`, renderQueries(repository, statements)]));
 }

@@ -1,18 +1,71 @@
 import { Injectable } from '@nestjs/common';
-import type { Prisma } from '../generated/prisma/client';
-import { PrismaService } from '../database/prisma.service';
 import type { PageRequest } from '../common/pagination';
-import { keysetPage, withinPeriod } from '../database/list-queries';
-import type { AuditAction, AuditEventRecord, AuditFilter, AuditResourceType, NewAuditEvent } from './audit.types';
+import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
+import { PrismaService, type TransactionRun } from '../database/prisma.service';
+import { column, sqlStatement, type RowOf } from '../database/sql-statement';
+import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditEventRecord, type AuditFilter, type NewAuditEvent } from './audit.types';
 
-type AuditRow = Prisma.AuditEventGetPayload<object>;
+/** The SQL of AuditRepository, written out (listed in src/queries/audit.repository.sql). */
+const repository = 'audit.repository';
+
+const AUDIT_COLUMNS = {
+  id: column.uuid,
+  at: column.timestamptz,
+  actor: column.text,
+  action: column.text,
+  resourceType: column.text,
+  resourceId: column.text.orNull,
+  requestId: column.text.orNull,
+  note: column.text.orNull,
+  details: column.jsonb.orNull,
+};
+const SELECT = (a: string) =>
+  `${a}.id, ${a}.at, ${a}.actor, ${a}.action, ${a}.resource_type AS "resourceType", ${a}.resource_id AS "resourceId",
+  ${a}.request_id AS "requestId", ${a}.note, ${a}.details`;
+
+const APPEND = sqlStatement(
+  repository,
+  'append, appendAuditEvent',
+  'audit_append',
+  `
+  INSERT INTO audit_events AS e (id, at, actor, action, resource_type, resource_id, request_id, note, details)
+  VALUES (gen_random_uuid(), now(), $1, $2, $3, $4, $5, $6, $7::jsonb)
+  RETURNING ${SELECT('e')}`,
+  AUDIT_COLUMNS,
+);
+
+const LIST_FILTERS: readonly ListFilter<AuditFilter>[] = [
+  ['actor', 'actor', (n) => `e.actor = $${n}::text`],
+  ['action', 'action', (n) => `e.action = $${n}::text`],
+  ['resourceId', 'resource', (n) => `e.resource_id = $${n}::text`],
+];
+const LIST = keysetListStatements({
+  repository,
+  usedBy: 'list',
+  prefix: 'audit_page',
+  from: 'audit_events e',
+  time: 'e.at',
+  select: SELECT('e'),
+  columns: AUDIT_COLUMNS,
+  filters: LIST_FILTERS,
+});
+
+const appendValues = (event: NewAuditEvent) => [
+  event.actor,
+  event.action,
+  event.resourceType,
+  event.resourceId,
+  event.requestId,
+  event.note,
+  event.details ? JSON.stringify(event.details) : null,
+];
 
 /**
  * Appends an event inside the caller's transaction, so that a decision and its audit event commit
  * (or roll back) together. For other areas' repositories; nothing above the repositories sees it.
  */
-export async function appendAuditEvent(tx: Prisma.TransactionClient, event: NewAuditEvent): Promise<AuditEventRecord> {
-  const row = await tx.auditEvent.create({ data: toData(event) });
+export async function appendAuditEvent(run: TransactionRun, event: NewAuditEvent): Promise<AuditEventRecord> {
+  const [row] = (await run(APPEND, appendValues(event))).rows;
   return toRecord(row);
 }
 
@@ -22,30 +75,25 @@ export class AuditRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   async append(event: NewAuditEvent): Promise<AuditEventRecord> {
-    return toRecord(await this.prisma.auditEvent.create({ data: toData(event) }));
+    const [row] = await this.prisma.run(APPEND, appendValues(event));
+    return toRecord(row);
   }
 
   async list(filter: AuditFilter, page: PageRequest): Promise<AuditEventRecord[]> {
-    const where: Prisma.AuditEventWhereInput = {
-      ...(filter.actor ? { actor: filter.actor } : {}),
-      ...(filter.action ? { action: filter.action } : {}),
-      ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
-      ...withinPeriod('at', filter),
-    };
-    const rows = await this.prisma.auditEvent.findMany(keysetPage('at', where, page));
+    const rows = await this.prisma.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
     return rows.map(toRecord);
   }
 }
 
-function toData({ details, ...columns }: NewAuditEvent): Prisma.AuditEventCreateInput {
-  return { ...columns, ...(details ? { details: JSON.parse(JSON.stringify(details)) as Prisma.InputJsonValue } : {}) };
-}
-
-function toRecord(row: AuditRow): AuditEventRecord {
+function toRecord(row: RowOf<typeof AUDIT_COLUMNS>): AuditEventRecord {
+  const action = AUDIT_ACTIONS.find((known) => known === row.action);
+  const resourceType = AUDIT_RESOURCE_TYPES.find((known) => known === row.resourceType);
+  if (!action || !resourceType) throw new Error(`audit event ${row.id} has an unknown action or resource type`);
+  const details = row.details;
   return {
     ...row,
-    action: row.action as AuditAction,
-    resourceType: row.resourceType as AuditResourceType,
-    details: (row.details ?? null) as Record<string, unknown> | null,
+    action,
+    resourceType,
+    details: details !== null && typeof details === 'object' && !Array.isArray(details) ? (details as Record<string, unknown>) : null,
   };
 }

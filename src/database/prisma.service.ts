@@ -6,7 +6,7 @@ import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg
 import { PrismaClient } from '../generated/prisma/client';
 import type { AppConfig } from '../config/app-config';
 import { currentRequestId } from '../logging/request-context';
-import type { SqlStatement } from './sql-statement';
+import type { SqlStatement, StatementRow } from './sql-statement';
 
 export const DATABASE_POOL_SIZE = 10;
 /** How long a query waits for a connection (a free slot of the pool, or a new one) before it fails: answered 503, never a request hanging forever on a lost database. */
@@ -16,10 +16,10 @@ export const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
 export type StatementListener = (sql: string, requestId: string | undefined) => void;
 
 /** Sends a written-out statement on the connection of a transaction; answers its rows and how many it touched. */
-export type TransactionRun = <Row extends QueryResultRow>(
-  statement: SqlStatement,
+export type TransactionRun = <S extends SqlStatement>(
+  statement: S,
   values: unknown[],
-) => Promise<{ rows: Row[]; count: number }>;
+) => Promise<{ rows: StatementRow<S>[]; count: number }>;
 
 /**
  * Prepared statement names are per session. The embedded database is one session for every
@@ -73,15 +73,15 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   }
 
   /** Sends a written-out statement as a named (prepared) statement; answers its rows. */
-  async run<Row extends QueryResultRow>(statement: SqlStatement, values: unknown[]): Promise<Row[]> {
-    return (await this.runCounted<Row>(statement, values)).rows;
+  async run<S extends SqlStatement>(statement: S, values: unknown[]): Promise<StatementRow<S>[]> {
+    return (await this.runCounted(statement, values)).rows;
   }
 
   /** As `run`, with the number of rows the statement touched. */
-  async runCounted<Row extends QueryResultRow>(statement: SqlStatement, values: unknown[]): Promise<{ rows: Row[]; count: number }> {
+  async runCounted<S extends SqlStatement>(statement: S, values: unknown[]): Promise<{ rows: StatementRow<S>[]; count: number }> {
     const client = await this.pool.connect();
     try {
-      return await this.send<Row>(client, statement, values);
+      return await this.send(client, statement, values);
     } finally {
       client.release();
     }
@@ -126,7 +126,8 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
    * 5 to 10 ms: most of the lists' p99 then), where the callback API lets them die young.
    * test/perf/result-lifetime.perf-spec.ts measures it.
    */
-  private send<Row extends QueryResultRow>(client: PoolClient, statement: SqlStatement, values: unknown[]) {
+  private send<S extends SqlStatement>(client: PoolClient, statement: S, values: unknown[]) {
+    type Row = StatementRow<S> & QueryResultRow;
     return new Promise<{ rows: Row[]; count: number }>((resolve, reject) => {
       client.query<Row>(
         { name: `${statement.name}_${this.statementNames.get(client)}`, text: statement.text, values },

@@ -9,8 +9,8 @@ import { UnauthenticatedError, ValidationFailedError } from '../common/domain-er
 import { ProblemDetailsFilter, type ProblemDetails } from '../http/problem-details.filter';
 import { APP_LOGGER } from '../logging/logging.module';
 import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyInProgressError, ReplayedProblemError } from './idempotency.errors';
-import type { IdempotencyRecord } from './idempotency.repository';
-import { IdempotencyService, parseIdempotencyKey } from './idempotency.service';
+import { IdempotencyService, parseIdempotencyKey, type InFlightRequest, type RequestFingerprint } from './idempotency.service';
+import type { IdempotencyClaim } from './idempotency.repository';
 import { IDEMPOTENT_METADATA, type IdempotentRoute } from './idempotent-route';
 
 /**
@@ -53,7 +53,41 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const status =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
 
-    let started = await this.idempotency.begin(request.user.id, fingerprint, key, { waitMs: route.waitMs });
+    const requestId = String(request.id ?? '');
+    if (route.claimInResourceStatement) {
+      const inFlight: InFlightRequest = {
+        claim: this.idempotency.newClaim(request.user.id, fingerprint, key),
+        status,
+        answerInline: !route.storeBody,
+        answerStored: false,
+      };
+      return defer(async () => {
+        try {
+          return await this.execute(next, inFlight, route, requestId, { claimedBefore: false });
+        } catch (error) {
+          if (!(error instanceof IdempotencyInProgressError)) throw error;
+          // The resource's statement found the key held by another request and stored nothing: as any idempotent route from here.
+          const answer = await this.claimThenRun(next, request.user!.id, fingerprint, key, route, status, requestId, reply);
+          return lastValueFrom(answer, { defaultValue: undefined });
+        }
+      });
+    }
+    return this.claimThenRun(next, request.user.id, fingerprint, key, route, status, requestId, reply);
+  }
+
+  /** Claims the key first (or replays, waits, recovers), then runs the handler holding it. */
+  private async claimThenRun(
+    next: CallHandler,
+    userId: string,
+    fingerprint: RequestFingerprint,
+    key: string,
+    route: IdempotentRoute,
+    status: number,
+    requestId: string,
+    reply: FastifyReply,
+  ): Promise<Observable<unknown>> {
+    const request = reply.request as FastifyRequest & { user: AuthUser };
+    let started = await this.idempotency.begin(userId, fingerprint, key, { waitMs: route.waitMs });
     if (started.kind === 'recover') {
       reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
       const body = await this.idempotency.recover(started.resource, request.user);
@@ -76,18 +110,24 @@ export class IdempotencyInterceptor implements NestInterceptor {
       reply.status(started.status).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
       return of(started.body);
     }
-    const record = started.record;
-    return defer(() => this.execute(next, record, route, status, String(request.id ?? '')));
+    const inFlight: InFlightRequest = {
+      claim: this.idempotency.claimOf(started.record),
+      status,
+      answerInline: !route.storeBody,
+      answerStored: false,
+    };
+    return defer(() => this.execute(next, inFlight, route, requestId, { claimedBefore: true }));
   }
 
   /** Runs the handler holding the record, its lease renewed meanwhile, and stores its answer. */
   private async execute(
     next: CallHandler,
-    record: IdempotencyRecord,
+    inFlight: InFlightRequest,
     route: IdempotentRoute,
-    status: number,
     requestId: string,
+    { claimedBefore }: { claimedBefore: boolean },
   ): Promise<unknown> {
+    const record = inFlight.claim;
     let running = true;
     const renewal = setInterval(
       () => {
@@ -105,20 +145,28 @@ export class IdempotencyInterceptor implements NestInterceptor {
     renewal.unref();
     let body: unknown;
     try {
-      body = await this.idempotency.runHolding(record, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
+      body = await this.idempotency.runHolding(inFlight, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
     } catch (error) {
       running = false;
       clearInterval(renewal);
-      await this.settleFailure(record, route, error, requestId);
+      // Not claimed by the resource's statement: another request holds the key, and this one wrote nothing.
+      if (!claimedBefore && error instanceof IdempotencyInProgressError) throw error;
+      await this.settleFailure(record, route, error, requestId, claimedBefore);
       throw error;
     }
     running = false;
     clearInterval(renewal);
-    await this.store(record, status, () => (route.storeBody ? route.storeBody(body) : body));
+    if (!inFlight.answerStored) await this.store(record, inFlight.status, () => (route.storeBody ? route.storeBody(body) : body), true);
     return body;
   }
 
-  private async settleFailure(record: IdempotencyRecord, route: IdempotentRoute, error: unknown, requestId: string): Promise<void> {
+  private async settleFailure(
+    record: IdempotencyClaim,
+    route: IdempotentRoute,
+    error: unknown,
+    requestId: string,
+    claimedBefore: boolean,
+  ): Promise<void> {
     if (error instanceof ValidationFailedError || route.releaseOn?.(error)) {
       try {
         await this.idempotency.abandon(record);
@@ -130,7 +178,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     // Anything else may have happened after money moved: retries get this same answer, never a second run.
     const { problem } = this.problems.toProblem(error, requestId);
-    await this.store(record, problem.status, () => problem);
+    // A handler that failed before its resource's statement claimed the key leaves nothing to answer: a retry runs anew.
+    await this.store(record, problem.status, () => problem, claimedBefore);
   }
 
   /**
@@ -138,10 +187,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * stays in progress; once its lease lapses, a retry answers the resource the request linked
    * (or runs anew if it linked none), never a second execution of what was done.
    */
-  private async store(record: IdempotencyRecord, status: number, body: () => unknown): Promise<void> {
+  private async store(record: IdempotencyClaim, status: number, body: () => unknown, claimed: boolean): Promise<void> {
     try {
       const stored = await this.idempotency.complete(record, status, body());
-      if (!stored)
+      if (!stored && claimed)
         this.logger.warn({ scope: record.scope, recordId: record.id }, 'idempotency record expired before its answer was stored');
     } catch (error) {
       this.logger.error({ err: error, scope: record.scope, recordId: record.id }, 'could not store an idempotent answer');

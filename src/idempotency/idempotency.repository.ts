@@ -1,10 +1,9 @@
 import { PURGE_STATEMENT_TIMEOUT_MS } from '../database/transaction-limits';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Prisma } from '../generated/prisma/client';
-import { PrismaService } from '../database/prisma.service';
+import { PrismaService, type TransactionRun } from '../database/prisma.service';
 import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
-import { sqlStatement } from '../database/sql-statement';
+import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { IdempotencyInProgressError } from './idempotency.errors';
 
 export type IdempotencyState = 'in_progress' | 'completed';
@@ -54,10 +53,24 @@ export interface NewIdempotencyRecord {
 
 // Lapsed is judged by the database clock, shared by every instance. A record without a lease (written
 // before leases existed) never lapses: it keeps the old rule and waits for its expiry.
-const COLUMNS = `id::text AS id, user_id AS "userId", scope, key, request_hash AS "requestHash", state,
+const COLUMNS = `id, user_id AS "userId", scope, key, request_hash AS "requestHash", state,
   response_status AS "responseStatus", response_body AS "responseBody", expires_at AS "expiresAt",
   (state = 'in_progress' AND lease_until IS NOT NULL AND lease_until <= now()) AS "leaseLapsed",
-  resource_type AS "resourceType", resource_id::text AS "resourceId"`;
+  resource_type AS "resourceType", resource_id AS "resourceId"`;
+const RECORD_COLUMNS = {
+  id: column.uuid,
+  userId: column.text,
+  scope: column.text,
+  key: column.text,
+  requestHash: column.text,
+  state: column.text,
+  responseStatus: column.int4.orNull,
+  responseBody: column.jsonb.orNull,
+  expiresAt: column.timestamptz,
+  leaseLapsed: column.bool,
+  resourceType: column.text.orNull,
+  resourceId: column.uuid.orNull,
+};
 
 /** The SQL of IdempotencyRepository, written out (listed in src/queries/idempotency.repository.sql). */
 const repository = 'idempotency.repository';
@@ -77,6 +90,7 @@ const CLAIM = sqlStatement(
         lease_until = EXCLUDED.lease_until, resource_type = NULL, resource_id = NULL
     WHERE idempotency_records.expires_at <= now()
   RETURNING ${COLUMNS}`,
+  RECORD_COLUMNS,
 );
 
 const FIND = sqlStatement(
@@ -86,6 +100,7 @@ const FIND = sqlStatement(
   `
   SELECT ${COLUMNS} FROM idempotency_records
   WHERE user_id = $1 AND scope = $2 AND key = $3 AND expires_at > now()`,
+  RECORD_COLUMNS,
 );
 
 const CLAIM_LAPSED = sqlStatement(
@@ -98,6 +113,7 @@ const CLAIM_LAPSED = sqlStatement(
   WHERE id = $1::uuid AND state = 'in_progress' AND lease_until <= now() AND expires_at > now()
     AND resource_id IS NOT DISTINCT FROM $4::uuid
   RETURNING ${COLUMNS}`,
+  RECORD_COLUMNS,
 );
 
 /** Sent while the request runs (the interceptor renews the lease on a timer). */
@@ -137,26 +153,112 @@ const COMPLETE = sqlStatement(
 );
 
 /**
- * Links the record of the request in flight to the resource it just created, inside the caller's
- * transaction (the one that inserts the resource): the resource never exists without its link.
- * Guarded by the record's id, which changes when a retry claims a lapsed record: a request that
- * lost its record this way fails here, and its transaction rolls back, instead of creating the
- * resource a second time next to the retry's.
+ * The request's claim of its key, as the statement that creates its resource writes it: for a
+ * route whose claim waits for that statement (`claimInResourceStatement`), and for a request that
+ * claimed its key already, whose values are the same (its record's).
  */
-export async function linkIdempotentResource(tx: Prisma.TransactionClient, recordId: string, resource: IdempotentResource): Promise<void> {
-  const linked = await tx.$executeRaw`
-    UPDATE idempotency_records SET resource_type = ${resource.type}, resource_id = ${resource.id}::uuid
-    WHERE id = ${recordId}::uuid AND state = 'in_progress'`;
-  if (linked !== 1) throw new IdempotencyInProgressError();
+export interface IdempotencyClaim {
+  id: string;
+  userId: string;
+  scope: string;
+  key: string;
+  requestHash: string;
+  ttlSeconds: number;
+  leaseMs: number;
+}
+
+/**
+ * The one way a resource is linked to the idempotency record of the request creating it: a CTE
+ * named `link`, for the statement that inserts the resource, so that the resource never exists
+ * without its link (the recovery point of a retry after a crash). It writes the record as the
+ * request's: inserted when the request has not claimed its key yet (its claim and its resource in
+ * one round trip), taken over when the key's record expired, updated when it is already this
+ * request's record (same id, still in progress). A record held by another request (a retry took
+ * it over after this request's lease lapsed) is left alone and `link` is empty: the statement must
+ * then store nothing (`WHERE $first IS NULL OR EXISTS (SELECT 1 FROM link)`). Parameters
+ * `$first` to `$first + 8`: idempotencyLinkValues. With no claim (`$first` NULL) `link` is empty.
+ */
+export function idempotencyLinkCte(first: number): string {
+  const p = (offset: number) => `$${first + offset}`;
+  return `link AS (
+    INSERT INTO idempotency_records AS r (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until,
+                                           resource_type, resource_id)
+    SELECT ${p(0)}::uuid, ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text, 'in_progress', now(),
+           now() + make_interval(secs => ${p(5)}::float8), now() + make_interval(secs => ${p(6)}::float8), ${p(7)}::text, ${p(8)}::uuid
+    WHERE ${p(0)}::uuid IS NOT NULL
+    ON CONFLICT (user_id, scope, key) DO UPDATE
+      SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = 'in_progress', response_status = NULL,
+          response_body = NULL, completed_at = NULL, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
+          created_at = CASE WHEN r.id = EXCLUDED.id THEN r.created_at ELSE EXCLUDED.created_at END,
+          expires_at = CASE WHEN r.id = EXCLUDED.id THEN r.expires_at ELSE EXCLUDED.expires_at END,
+          lease_until = EXCLUDED.lease_until
+      WHERE r.expires_at <= now() OR (r.id = EXCLUDED.id AND r.state = 'in_progress')
+    RETURNING r.id
+  )`;
+}
+
+/** The parameters of idempotencyLinkCte: the claim (or nulls), then what it links. */
+export function idempotencyLinkValues(claim: IdempotencyClaim | undefined, resource: IdempotentResource): unknown[] {
+  if (!claim) return [null, null, null, null, null, null, null, null, null];
+  return [
+    claim.id,
+    claim.userId,
+    claim.scope,
+    claim.key,
+    claim.requestHash,
+    claim.ttlSeconds,
+    claim.leaseMs / 1000,
+    resource.type,
+    resource.id,
+  ];
+}
+
+/**
+ * The one way a handler stores its answer with its last write (IdempotencyService.inlineAnswer):
+ * a CTE named `answer` for that write's statement, completing the record as COMPLETE does when
+ * `condition` holds (a condition on the statement's other CTEs: the write went as the answer says).
+ * `$status` and `$record` are its parameters; `bodyText` is the SQL of the answer's JSON text.
+ */
+export function idempotencyAnswerCte(status: string, record: string, bodyText: string, condition: string): string {
+  return `answer AS (
+    UPDATE idempotency_records
+    SET state = 'completed', response_status = ${status}::int, response_body = to_jsonb((${bodyText})::text), completed_at = now(),
+        lease_until = NULL
+    WHERE ${record}::uuid IS NOT NULL AND id = ${record}::uuid AND state = 'in_progress' AND (${condition})
+    RETURNING id
+  )`;
+}
+
+const LINK = sqlStatement(
+  repository,
+  'linkIdempotentResource',
+  'idempotency_link',
+  `
+  WITH ${idempotencyLinkCte(1)}
+  SELECT id FROM link`,
+  { id: column.uuid },
+);
+
+/**
+ * Links a resource to the request's record inside the caller's transaction (the one that inserts
+ * the resource), for a resource stored by several statements; a single-statement store embeds
+ * idempotencyLinkCte instead. A record no longer this request's fails here, and the transaction
+ * rolls back, instead of creating the resource a second time next to the retry's.
+ */
+export async function linkIdempotentResource(run: TransactionRun, claim: IdempotencyClaim, resource: IdempotentResource): Promise<void> {
+  const { rows } = await run(LINK, idempotencyLinkValues(claim, resource));
+  if (rows.length !== 1) throw new IdempotencyInProgressError();
 }
 
 /**
  * The answer is kept as its JSON text, in a jsonb string: a jsonb object would reorder its
  * members, and a replay must be the very bytes of the first answer.
  */
-function fromRow(row: IdempotencyRecord): IdempotencyRecord {
+function fromRow(row: RowOf<typeof RECORD_COLUMNS>): IdempotencyRecord {
   const stored = row.responseBody;
-  return { ...row, responseBody: typeof stored === 'string' ? JSON.parse(stored) : stored };
+  const state = row.state === 'completed' ? 'completed' : row.state === 'in_progress' ? 'in_progress' : undefined;
+  if (!state) throw new Error(`idempotency record ${row.id} is in an unknown state`);
+  return { ...row, state, responseBody: typeof stored === 'string' ? JSON.parse(stored) : stored };
 }
 
 /**
@@ -174,7 +276,7 @@ export class IdempotencyRepository {
    * expired key is reusable whether or not the purge already ran.
    */
   async insertOrGet(input: NewIdempotencyRecord): Promise<InsertOutcome> {
-    const inserted = await this.prisma.run<IdempotencyRecord>(CLAIM, [
+    const inserted = await this.prisma.run(CLAIM, [
       randomUUID(),
       input.userId,
       input.scope,
@@ -189,7 +291,7 @@ export class IdempotencyRepository {
 
   /** The live (not expired) record of a key, if any. */
   async find(userId: string, scope: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const [row] = await this.prisma.run<IdempotencyRecord>(FIND, [userId, scope, key]);
+    const [row] = await this.prisma.run(FIND, [userId, scope, key]);
     return row && fromRow(row);
   }
 
@@ -201,7 +303,7 @@ export class IdempotencyRepository {
    * fails itself (the claim comes first).
    */
   async claimLapsed(record: Pick<IdempotencyRecord, 'id' | 'resourceId'>, leaseMs: number): Promise<IdempotencyRecord | undefined> {
-    const [row] = await this.prisma.run<IdempotencyRecord>(CLAIM_LAPSED, [record.id, randomUUID(), leaseMs / 1000, record.resourceId]);
+    const [row] = await this.prisma.run(CLAIM_LAPSED, [record.id, randomUUID(), leaseMs / 1000, record.resourceId]);
     return row && fromRow(row);
   }
 

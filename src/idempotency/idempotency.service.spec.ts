@@ -342,11 +342,20 @@ describe('IdempotencyService: the life of a key', () => {
     const started = await service.begin('alice', order({ amount: 1 }), 'k');
     if (started.kind !== 'new') throw new Error(started.kind);
     expect(service.recoveryPoint()).toBeUndefined();
-    const seen = await service.runHolding(started.record, async () => {
+    const inFlight = { claim: service.claimOf(started.record), status: 201, answerInline: true, answerStored: false };
+    const seen = await service.runHolding(inFlight, async () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
-      return service.recoveryPoint();
+      const inline = service.inlineAnswer();
+      service.answerStoredInline();
+      return { id: service.recoveryPoint(), claim: service.pendingClaim(), inline };
     });
-    expect(seen).toBe(started.record.id);
+    expect(seen).toEqual({
+      id: started.record.id,
+      claim: expect.objectContaining({ id: started.record.id, userId: 'alice', key: 'k', requestHash: started.record.requestHash }),
+      inline: { recordId: started.record.id, status: 201 },
+    });
+    expect(inFlight.answerStored).toBe(true);
+    expect(service.pendingClaim()).toBeUndefined();
   });
 
   it('released: a request that did not execute frees its key; the next one with any body runs anew', async () => {

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
@@ -12,7 +12,7 @@ import {
   IdempotencyKeyRequiredError,
   IdempotencyKeyReusedError,
 } from './idempotency.errors';
-import { IdempotencyRepository, type IdempotencyRecord, type IdempotentResource } from './idempotency.repository';
+import { IdempotencyRepository, type IdempotencyClaim, type IdempotencyRecord, type IdempotentResource } from './idempotency.repository';
 
 export const IDEMPOTENCY_OPTIONS = Symbol('IDEMPOTENCY_OPTIONS');
 
@@ -43,6 +43,18 @@ export type BeginResult =
   | { kind: 'replay'; status: number; body: unknown }
   /** The request holding the key died after creating `resource`: the retry answers that resource as it is now. */
   | { kind: 'recover'; record: IdempotencyRecord; resource: IdempotentResource };
+
+/** The request running under `@Idempotent`, as its handler and repositories see it. */
+export interface InFlightRequest {
+  /** Its claim of the key: already written, or to be written by the statement creating its resource. */
+  readonly claim: IdempotencyClaim;
+  /** The status of the route's answer. */
+  readonly status: number;
+  /** Whether the handler may store the answer itself, with its last write (a route without `storeBody`). */
+  readonly answerInline: boolean;
+  /** Set once the handler stored the answer: the interceptor then stores nothing. */
+  answerStored: boolean;
+}
 
 /** What makes two requests "the same request" for a key: the whole request, not only its body. */
 export interface RequestFingerprint {
@@ -150,7 +162,7 @@ export function fingerprintMatches(stored: string, key: Buffer, request: Request
 @Injectable()
 export class IdempotencyService {
   private readonly options: Required<IdempotencyOptions>;
-  private readonly inFlight = new AsyncLocalStorage<IdempotencyRecord>();
+  private readonly inFlight = new AsyncLocalStorage<InFlightRequest>();
   private readonly recoveries = new Map<string, ResourceAnswer>();
   /** Scopes whose handlers link what they create before anything irreversible: for them, "nothing linked" means "nothing done". */
   private readonly recoverableScopes = new Set<string>();
@@ -221,9 +233,37 @@ export class IdempotencyService {
     return this.repository.claimLapsed(record, this.options.leaseMs);
   }
 
-  /** Runs `work` as the request holding `record`: what it creates is linked to the record (see recoveryPoint). */
-  runHolding<T>(record: IdempotencyRecord, work: () => Promise<T>): Promise<T> {
-    return this.inFlight.run(record, work);
+  /** The claim a request makes of its key in the statement that creates its resource (`claimInResourceStatement`). */
+  newClaim(userId: string, request: RequestFingerprint, key: string): IdempotencyClaim {
+    const { ttlSeconds, leaseMs } = this.options;
+    return {
+      id: randomUUID(),
+      userId,
+      scope: request.scope,
+      key,
+      requestHash: requestFingerprint(this.fingerprintKey, request),
+      ttlSeconds,
+      leaseMs,
+    };
+  }
+
+  /** The claim of a record a request holds already. */
+  claimOf(record: IdempotencyRecord): IdempotencyClaim {
+    const { ttlSeconds, leaseMs } = this.options;
+    return {
+      id: record.id,
+      userId: record.userId,
+      scope: record.scope,
+      key: record.key,
+      requestHash: record.requestHash,
+      ttlSeconds,
+      leaseMs,
+    };
+  }
+
+  /** Runs `work` as `request`: what it creates is linked to its record (see pendingClaim), and it may store its answer itself. */
+  runHolding<T>(request: InFlightRequest, work: () => Promise<T>): Promise<T> {
+    return this.inFlight.run(request, work);
   }
 
   /**
@@ -231,7 +271,26 @@ export class IdempotencyService {
    * `@Idempotent`: repositories link the resource they create to it, in the creating transaction.
    */
   recoveryPoint(): string | undefined {
-    return this.inFlight.getStore()?.id;
+    return this.inFlight.getStore()?.claim.id;
+  }
+
+  /** The claim of the request in progress, for idempotencyLinkCte / linkIdempotentResource; undefined outside `@Idempotent`. */
+  pendingClaim(): IdempotencyClaim | undefined {
+    return this.inFlight.getStore()?.claim;
+  }
+
+  /**
+   * For a handler that stores its answer with its last write (one round trip fewer): the record and
+   * the status to store, when the route allows it. It then calls answerStoredInline once stored.
+   */
+  inlineAnswer(): { recordId: string; status: number } | undefined {
+    const request = this.inFlight.getStore();
+    return request?.answerInline ? { recordId: request.claim.id, status: request.status } : undefined;
+  }
+
+  answerStoredInline(): void {
+    const request = this.inFlight.getStore();
+    if (request) request.answerStored = true;
   }
 
   /**
@@ -255,16 +314,30 @@ export class IdempotencyService {
   }
 
   /** Extends the lease of a running request; false when the record is no longer its own. */
-  async renewLease(record: IdempotencyRecord): Promise<boolean> {
+  async renewLease(record: Pick<IdempotencyRecord, 'id'>): Promise<boolean> {
     return this.repository.renewLease(record, this.options.leaseMs);
   }
 
-  async complete(record: IdempotencyRecord, status: number, body: unknown): Promise<boolean> {
+  async complete(record: Pick<IdempotencyRecord, 'id'>, status: number, body: unknown): Promise<boolean> {
     return this.repository.complete(record, status, body);
   }
 
   /** For a request that did not start executing: its key becomes free again. */
-  async abandon(record: IdempotencyRecord): Promise<void> {
+  async abandon(record: Pick<IdempotencyRecord, 'id'>): Promise<void> {
     await this.repository.release(record);
   }
+}
+
+/**
+ * An answer's JSON text around the value of `field`, its last member, a string only the storing
+ * statement knows (a time it writes): `before + JSON-escaped value + after` is JSON.stringify of the
+ * answer with that value, byte for byte (see idempotencyAnswerCte).
+ */
+export function jsonTextAround(answer: object, field: string): { before: string; after: string } {
+  const names = Object.keys(answer);
+  if (names[names.length - 1] !== field) throw new Error(`${field} must be the last member of the answer`);
+  const rest: Record<string, unknown> = { ...answer };
+  delete rest[field];
+  const head = JSON.stringify(rest).slice(0, -1);
+  return { before: `${head}${names.length > 1 ? ',' : ''}${JSON.stringify(field)}:"`, after: '"}' };
 }

@@ -16,6 +16,13 @@ export interface IdempotentOptions {
    * Validation failures always free the key.
    */
   releaseOn?: (error: unknown) => boolean;
+  /**
+   * The key is claimed by the statement that stores the handler's resource (idempotencyLinkCte),
+   * not by a statement of its own before the handler runs: one round trip fewer on the hot path.
+   * For a handler that writes nothing before that statement. When another request holds the key,
+   * that statement stores nothing and the route falls back to the usual replay, wait or recovery.
+   */
+  claimInResourceStatement?: boolean;
   /** How long a retry of this route waits for the first request in flight; the module's default (5 s) otherwise. */
   waitMs?: number;
 }

@@ -18,17 +18,17 @@ export class OrderCallbacksAdapter implements OrderCallbacks {
     return this.urls.verify(orderId, outcome, token);
   }
 
-  lockForCallback(tx: CallbackTransaction, orderId: string): Promise<LockedOrder | undefined> {
-    return this.orders.lockForCallback(tx, orderId);
+  lockForCallback(run: CallbackTransaction, orderId: string): Promise<LockedOrder | undefined> {
+    return this.orders.lockForCallback(run, orderId);
   }
 
   applyCallbackTransition(
-    tx: CallbackTransaction,
+    run: CallbackTransaction,
     order: LockedOrder,
     transition: CallbackTransition,
     callbackId: string,
   ): Promise<OrderStatusEvent | undefined> {
-    return this.orders.applyCallbackTransition(tx, order, transition, callbackId);
+    return this.orders.applyCallbackTransition(run, order, transition, callbackId);
   }
 
   publishLocal(event: OrderStatusEvent | undefined): void {

@@ -1,4 +1,4 @@
-import type { Prisma } from '../generated/prisma/client';
+import type { TransactionRun } from '../database/prisma.service';
 import type { CallbackTransition, OrderRecord, OrderStatusEvent } from './order.types';
 
 /**
@@ -18,8 +18,8 @@ export {
   type OrderStatusEvent,
 } from './order.types';
 
-/** The transaction a callback is stored in: the order is locked and moved in the same one. */
-export type CallbackTransaction = Prisma.TransactionClient;
+/** The transaction a callback is stored in (its `run`): the order is locked and moved in the same one. */
+export type CallbackTransaction = TransactionRun;
 
 /** What a callback needs of the order it proved: which one, and where it stands. */
 export type LockedOrder = Pick<OrderRecord, 'id' | 'status'>;
@@ -29,11 +29,11 @@ export const ORDER_CALLBACKS = Symbol('ORDER_CALLBACKS');
 export interface OrderCallbacks {
   /** True when `token` is the one issued for this order's `outcome` URL (checked in constant time). */
   verifyCallbackUrl(orderId: string, outcome: string, token: unknown): boolean;
-  /** Locks the order for the rest of `tx`; undefined when there is no such order. */
-  lockForCallback(tx: CallbackTransaction, orderId: string): Promise<LockedOrder | undefined>;
+  /** Locks the order for the rest of the transaction `run` sends to; undefined when there is no such order. */
+  lockForCallback(run: CallbackTransaction, orderId: string): Promise<LockedOrder | undefined>;
   /** Makes the transition the callback decided, in its transaction; the event to publish once committed, if the status moved. */
   applyCallbackTransition(
-    tx: CallbackTransaction,
+    run: CallbackTransaction,
     order: LockedOrder,
     transition: CallbackTransition,
     callbackId: string,

@@ -41,7 +41,7 @@ export class OrdersController {
   @Post()
   @HttpCode(201)
   @Auth('customer')
-  @Idempotent('orders.create', { releaseOn: provesNotSent })
+  @Idempotent('orders.create', { releaseOn: provesNotSent, claimInResourceStatement: true })
   @ApiOperation({
     operationId: 'createOrder',
     summary: 'Collect a payment from a mobile wallet',

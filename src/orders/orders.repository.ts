@@ -1,11 +1,12 @@
-import type { PageRequest } from '../common/pagination';
-import { TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Prisma } from '../generated/prisma/client';
-import { PrismaService } from '../database/prisma.service';
-import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
-import type { Proven, SameValues } from '../database/same-values';
+import type { PageRequest } from '../common/pagination';
+import { keysetListStatementFor, keysetListValues } from '../database/list-queries';
+import { PrismaService, type TransactionRun } from '../database/prisma.service';
+import { idempotencyLinkValues, type IdempotencyClaim } from '../idempotency/idempotency.repository';
+import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
+import { appendAuditEvent } from '../audit/audit.repository';
+import type { NewAuditEvent } from '../audit/audit.types';
 import {
   type CallbackTransition,
   type ManualActor,
@@ -23,36 +24,38 @@ import {
 } from './order.types';
 import {
   CHANGES_AFTER,
+  CLEAR_REVIEW,
   COUNT_BY_STATUS,
   CREATE_ORDER,
   CREATE_ORDER_FIELDS,
+  DECIDE_BY_CALLBACK,
   eventOf,
   FIND_ORDER,
   FIND_ORDER_DETAIL,
+  FLAG_FOR_REVIEW,
+  LIST_FILTERS,
   LIST_ORDERS,
-  listStatementFor,
-  listValues,
+  LOCK_ORDER,
   ORDER_HISTORY,
+  RECORD_CHANGE,
   RECORD_SUBMISSION,
+  RESOLVE_MANUALLY,
   SWEEP_ORDERS,
   withoutChange,
-  type ChangeColumns,
-  type JsonCallback,
-  type JsonHistoryEntry,
 } from './orders.statements';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
-import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
-import { appendAuditEvent } from '../audit/audit.repository';
-import type { NewAuditEvent } from '../audit/audit.types';
-
-/** ORDER_STATUSES (order.types.ts) is the database enum, value for value. */
-export type OrderEnumsMatch = Proven<SameValues<OrderStatus, DbOrderStatus>>;
-
-type Tx = Prisma.TransactionClient;
-type OrderRow = Prisma.OrderGetPayload<object>;
 
 /** A change as its statements return it: the bigint id as text. */
 type ChangeRow = Omit<StatusChangeRecord, 'id'> & { id: string };
+
+/** The answer a request under `@Idempotent` stores with the write that records the provider's answer (see recordSubmission). */
+export interface InlineAnswer {
+  recordId: string;
+  status: number;
+  /** The answer's JSON text before and after its `updatedAt`, the one value only the write knows. */
+  textBeforeUpdatedAt: string;
+  textAfterUpdatedAt: string;
+}
 
 /**
  * An order as lists and the CSV export read it: what they show, the times already as ISO text
@@ -90,46 +93,74 @@ export class OrdersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * One statement: the order (marked as handed to the provider), its history entry, its event and
-   * the link of `idempotencyRecordId` to it (a retry after a crash finds the order). A record no
-   * longer this request's stores nothing: IdempotencyInProgressError (see linkIdempotentResource).
+   * One round trip before the pay-in: the order (marked as handed to the provider), its history
+   * entry, its event, the request's claim of its Idempotency-Key linked to it (`claim`: the
+   * recovery point) and, with `agentHourlyLimit`, the pay-in's slot of the /api/agent budget. A key
+   * held by another request stores nothing: IdempotencyInProgressError.
    */
-  async create(order: NewOrder, idempotencyRecordId?: string): Promise<{ order: OrderRecord; event: OrderStatusEvent }> {
-    const values = [randomUUID(), ...CREATE_ORDER_FIELDS.map((field) => order[field]), idempotencyRecordId ?? null, ORDER_RESOURCE];
-    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(CREATE_ORDER, values);
+  async create(
+    order: NewOrder,
+    claim: IdempotencyClaim | undefined,
+    agentHourlyLimit: number | null,
+  ): Promise<{ order: OrderRecord; event: OrderStatusEvent; budgetTaken: boolean }> {
+    const id = randomUUID();
+    const values = [
+      id,
+      ...CREATE_ORDER_FIELDS.map((field) => order[field]),
+      ...idempotencyLinkValues(claim, { type: ORDER_RESOURCE, id }),
+      agentHourlyLimit,
+    ];
+    const [row] = await this.prisma.run(CREATE_ORDER, values);
     if (!row) throw new IdempotencyInProgressError();
     const created = withoutChange(row);
-    return { order: created, event: eventOf(created.id, row, null, 'PENDING', 'created') };
+    return { order: created, event: eventOf(created.id, row, null, 'PENDING', 'created'), budgetTaken: row.budgetTaken };
   }
 
   /**
-   * Records the provider's answer in one guarded statement. Only a PENDING order moves: a callback
-   * may already have decided it, in which case the provider's references are still kept.
+   * One round trip after the pay-in: the provider's answer, in one guarded statement. Only a
+   * PENDING order moves: a callback may already have decided it, in which case the provider's
+   * references are still kept. With `answer`, the idempotent answer is stored in the same
+   * statement when the order was still exactly as created (`answerStored`); else the caller's
+   * interceptor stores it.
    */
-  async recordSubmission(orderId: string, outcome: SubmissionOutcome): Promise<{ order: OrderRecord; event?: OrderStatusEvent }> {
-    const references =
-      outcome.status === 'PROCESSING'
-        ? [outcome.providerReference, outcome.providerTransactionReference]
-        : outcome.status === 'FAILED'
-          ? [outcome.providerReference ?? null, null]
-          : [null, null];
+  async recordSubmission(
+    orderId: string,
+    outcome: SubmissionOutcome,
+    answer?: InlineAnswer,
+  ): Promise<{ order: OrderRecord; event?: OrderStatusEvent; answerStored: boolean }> {
+    const { providerReference, providerTransactionReference, failureReason } = submissionColumns(outcome);
     const reason = { PROCESSING: 'provider_accepted', FAILED: 'provider_rejected', UNKNOWN: 'provider_outcome_unknown' }[outcome.status];
     const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
-    const failureReason = outcome.status === 'FAILED' ? outcome.failureReason : null;
-    const values = [orderId, outcome.status, ...references, failureReason, reason, detail ?? null];
-    const [row] = await this.prisma.run<OrderRecord & ChangeColumns>(RECORD_SUBMISSION, values);
+    const values = [
+      orderId,
+      outcome.status,
+      providerReference,
+      providerTransactionReference,
+      failureReason,
+      reason,
+      detail ?? null,
+      answer?.status ?? null,
+      answer?.recordId ?? null,
+      answer?.textBeforeUpdatedAt ?? null,
+      answer?.textAfterUpdatedAt ?? null,
+    ];
+    const [row] = await this.prisma.run(RECORD_SUBMISSION, values);
     if (!row) throw new Error(`order ${orderId} vanished`);
     const order = withoutChange(row);
-    return { order, event: row.changeId ? eventOf(orderId, row, 'PENDING', outcome.status, reason) : undefined };
+    return {
+      order,
+      event: row.changeId ? eventOf(orderId, row, 'PENDING', outcome.status, reason) : undefined,
+      answerStored: row.answerStored,
+    };
   }
 
   /**
    * For the callbacks area, in the transaction that stores a callback: the order, locked until
    * that transaction ends, so that the callback's decision and its transition see the same status.
    */
-  async lockForCallback(tx: Tx, orderId: string): Promise<OrderRecord | undefined> {
-    const row = await lockOrder(tx, orderId);
-    return row ? toOrder(row) : undefined;
+  async lockForCallback(run: TransactionRun, orderId: string): Promise<OrderRecord | undefined> {
+    const { rows } = await run(LOCK_ORDER, [orderId]);
+    return rows[0] && withoutChange(rows[0]);
   }
 
   /**
@@ -137,40 +168,28 @@ export class OrdersRepository {
    * by lockForCallback): a decision with its history entry naming the callback, or a review flag.
    */
   async applyCallbackTransition(
-    tx: Tx,
+    run: TransactionRun,
     order: Pick<OrderRecord, 'id' | 'status'>,
     transition: CallbackTransition,
     callbackId: string,
   ): Promise<OrderStatusEvent | undefined> {
     if (transition.kind === 'flag_for_review') {
-      await tx.order.update({ where: { id: order.id }, data: { needsReview: true } });
+      await run(FLAG_FOR_REVIEW, [order.id]);
       return undefined;
     }
     const next = transition.to;
-    await tx.order.update({
-      where: { id: order.id },
-      data: { status: next, ...(next === 'FAILED' ? { failureReason: 'The provider notified a failed payment' } : {}) },
-    });
+    await run(DECIDE_BY_CALLBACK, [order.id, next, 'The provider notified a failed payment']);
     const reason = next === 'SUCCEEDED' ? 'callback_success' : 'callback_failure';
-    return this.recordChange(tx, order.id, order.status, next, reason, 'Decided by the provider callback', callbackId);
+    return recordChange(run, order.id, order.status, next, reason, 'Decided by the provider callback', callbackId);
   }
 
   /**
    * One instance at a time (advisory lock, skipped if taken): PROCESSING orders past their
    * deadline become EXPIRED; orders left PENDING after being handed to the provider (a crash
-   * between the call and the write) become UNKNOWN. One statement (SWEEP_ORDERS), so that a
-   * production instance's background work never loads Prisma's query compiler.
+   * between the call and the write) become UNKNOWN. One statement (SWEEP_ORDERS).
    */
   async sweep(expiryMinutes: number, stalePendingSeconds: number): Promise<OrderStatusEvent[] | undefined> {
-    const rows = await this.prisma.run<
-      {
-        locked: boolean;
-        orderId: string | null;
-        fromStatus: OrderStatus | null;
-        status: OrderStatus | null;
-        reason: string | null;
-      } & ChangeColumns
-    >(SWEEP_ORDERS, [
+    const rows = await this.prisma.run(SWEEP_ORDERS, [
       ADVISORY_LOCKS.orderSweep,
       expiryMinutes,
       `No callback within ${expiryMinutes} minutes`,
@@ -179,25 +198,24 @@ export class OrdersRepository {
     ]);
     if (!rows[0]?.locked) return undefined;
     return rows.flatMap((row) =>
-      row.changeId === null ? [] : [eventOf(row.orderId as string, row, row.fromStatus, row.status as OrderStatus, row.reason as string)],
+      row.changeId === null || row.orderId === null || row.status === null || row.reason === null
+        ? []
+        : [eventOf(row.orderId, row, row.fromStatus, row.status, row.reason)],
     );
   }
 
   async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
-    return this.prisma.run<{ status: OrderStatus; count: number }>(COUNT_BY_STATUS, []);
+    return this.prisma.run(COUNT_BY_STATUS, []);
   }
 
   async findById(id: string): Promise<OrderRecord | undefined> {
-    const [row] = await this.prisma.run<OrderRecord>(FIND_ORDER, [id]);
+    const [row] = await this.prisma.run(FIND_ORDER, [id]);
     return row;
   }
 
   /** The order with its history and callbacks, in one statement; undefined when it does not exist or `ownerId` does not own it. */
   async findDetail(id: string, ownerId: string | undefined): Promise<OrderDetailRecord | undefined> {
-    const [row] = await this.prisma.run<OrderRecord & { history: JsonHistoryEntry[]; callbacks: JsonCallback[] }>(FIND_ORDER_DETAIL, [
-      id,
-      ownerId ?? null,
-    ]);
+    const [row] = await this.prisma.run(FIND_ORDER_DETAIL, [id, ownerId ?? null]);
     if (!row) return undefined;
     const { history, callbacks, ...order } = row;
     return {
@@ -208,7 +226,7 @@ export class OrdersRepository {
   }
 
   async history(orderId: string): Promise<StatusChangeRecord[]> {
-    return withBigIntIds(await this.prisma.run<ChangeRow>(ORDER_HISTORY, [orderId]));
+    return withBigIntIds(await this.prisma.run(ORDER_HISTORY, [orderId]));
   }
 
   /**
@@ -221,7 +239,7 @@ export class OrdersRepository {
     if (positions.length === 0) return [];
     const orderIds = positions.map((p) => p.orderId);
     const afterIds = positions.map((p) => p.afterChangeId.toString());
-    return withBigIntIds(await this.prisma.run<ChangeRow>(CHANGES_AFTER, [orderIds, afterIds]));
+    return withBigIntIds(await this.prisma.run(CHANGES_AFTER, [orderIds, afterIds]));
   }
 
   /**
@@ -229,32 +247,7 @@ export class OrdersRepository {
    * its index in keyset order (see LIST_ORDERS).
    */
   async list(filter: OrderFilter, page: PageRequest): Promise<OrderListRow[]> {
-    return this.prisma.run<OrderListRow>(listStatementFor(LIST_ORDERS, filter), listValues(filter, page));
-  }
-
-  private async recordChange(
-    tx: Tx,
-    orderId: string,
-    fromStatus: OrderStatus | null,
-    toStatus: OrderStatus,
-    reason: string,
-    detail?: string,
-    callbackId?: string,
-    by?: ManualActor,
-  ): Promise<OrderStatusEvent> {
-    const change = await tx.orderStatusChange.create({
-      data: { orderId, fromStatus, toStatus, reason, detail, callbackId, actor: by?.actor, note: by?.note },
-    });
-    const event: OrderStatusEvent = {
-      orderId,
-      changeId: String(change.id),
-      fromStatus,
-      status: toStatus,
-      reason,
-      at: change.at.toISOString(),
-    };
-    await tx.$executeRaw`SELECT pg_notify(${ORDER_EVENTS_CHANNEL}, ${JSON.stringify(event)})`;
-    return event;
+    return this.prisma.run(keysetListStatementFor(LIST_ORDERS, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
   }
 
   /**
@@ -269,38 +262,30 @@ export class OrdersRepository {
     by: ManualActor,
     audit: NewAuditEvent,
   ): Promise<ManualOrderChange | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      const current = await lockOrder(tx, orderId);
+    return this.prisma.inTransaction(async (run) => {
+      const [current] = (await run(LOCK_ORDER, [orderId])).rows;
       if (!current) return undefined;
       const failureReason = outcome === 'FAILED' ? 'Decided FAILED by a person after checking with the provider (manual resolution)' : null;
-      const moved = await tx.$queryRaw<{ id: string }[]>`
-        UPDATE orders SET status = ${outcome}::"OrderStatus", updated_at = now(),
-          failure_reason = COALESCE(${failureReason}, failure_reason)
-        WHERE id = ${orderId}::uuid
-          AND (status::text = ANY(${[...guard.statuses]}::text[])
-            OR (status = 'PENDING' AND created_at < now() - make_interval(secs => ${guard.pendingOlderThanSeconds})))
-        RETURNING id::text AS id`;
-      if (moved.length === 0) return undefined;
+      const [moved] = (await run(RESOLVE_MANUALLY, [orderId, outcome, failureReason, [...guard.statuses], guard.pendingOlderThanSeconds]))
+        .rows;
+      if (!moved) return undefined;
       const fromStatus = current.status;
-      const event = await this.recordChange(tx, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
-      await appendAuditEvent(tx, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
-      return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
-    }, TRANSACTION_LIMITS);
+      const event = await recordChange(run, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
+      await appendAuditEvent(run, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
+      return { order: moved, event };
+    });
   }
 
   /** Clears `needsReview` (guarded: only a flagged order moves), with its history entry and audit event. */
   async clearReview(orderId: string, by: ManualActor, audit: NewAuditEvent): Promise<ManualOrderChange | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      const current = await lockOrder(tx, orderId);
+    return this.prisma.inTransaction(async (run) => {
+      const [current] = (await run(LOCK_ORDER, [orderId])).rows;
       if (!current) return undefined;
-      const cleared = await tx.$queryRaw<{ id: string }[]>`
-        UPDATE orders SET needs_review = false, updated_at = now()
-        WHERE id = ${orderId}::uuid AND needs_review
-        RETURNING id::text AS id`;
-      if (cleared.length === 0) return undefined;
+      const [cleared] = (await run(CLEAR_REVIEW, [orderId])).rows;
+      if (!cleared) return undefined;
       const status = current.status;
-      const event = await this.recordChange(
-        tx,
+      const event = await recordChange(
+        run,
         orderId,
         status,
         status,
@@ -309,19 +294,57 @@ export class OrdersRepository {
         undefined,
         by,
       );
-      await appendAuditEvent(tx, { ...audit, details: { ...audit.details, status } });
-      return { order: toOrder(await tx.order.findUniqueOrThrow({ where: { id: orderId } })), event };
-    }, TRANSACTION_LIMITS);
+      await appendAuditEvent(run, { ...audit, details: { ...audit.details, status } });
+      return { order: cleared, event };
+    });
   }
 }
 
-async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
-  await tx.$queryRaw`SELECT id FROM orders WHERE id = ${id}::uuid FOR UPDATE`;
-  return tx.order.findUnique({ where: { id } });
+/** The provider's references and the failure of an outcome, as RECORD_SUBMISSION's $3 to $5. */
+function submissionColumns(outcome: SubmissionOutcome) {
+  if (outcome.status === 'PROCESSING')
+    return {
+      providerReference: outcome.providerReference,
+      providerTransactionReference: outcome.providerTransactionReference,
+      failureReason: null,
+    };
+  if (outcome.status === 'FAILED')
+    return {
+      providerReference: outcome.providerReference ?? null,
+      providerTransactionReference: null,
+      failureReason: outcome.failureReason,
+    };
+  return { providerReference: null, providerTransactionReference: null, failureReason: null };
 }
 
-function toOrder(row: OrderRow): OrderRecord {
-  return { ...row, status: row.status, amount: row.amount.toFixed() };
+/** What an order looks like once RECORD_SUBMISSION applied `outcome` to it as created (all but its new updatedAt). */
+export function submittedOrder(order: OrderRecord, outcome: SubmissionOutcome): OrderRecord {
+  return { ...order, status: outcome.status, ...submissionColumns(outcome) };
+}
+
+async function recordChange(
+  run: TransactionRun,
+  orderId: string,
+  fromStatus: OrderStatus | null,
+  toStatus: OrderStatus,
+  reason: string,
+  detail?: string,
+  callbackId?: string,
+  by?: ManualActor,
+): Promise<OrderStatusEvent> {
+  const [change] = (
+    await run(RECORD_CHANGE, [
+      orderId,
+      fromStatus,
+      toStatus,
+      reason,
+      detail ?? null,
+      callbackId ?? null,
+      by?.actor ?? null,
+      by?.note ?? null,
+    ])
+  ).rows;
+  return eventOf(orderId, change, fromStatus, toStatus, reason);
 }
 
 function withBigIntIds(rows: ChangeRow[]): StatusChangeRecord[] {

@@ -11,6 +11,7 @@ import {
   ProviderUnreachableError,
 } from '../provider/provider.errors';
 import type { PayinEnvelope } from '../provider/provider.types';
+import type { AgentBudgetService } from '../provider/agent-budget.service';
 import type { IdempotencyService } from '../idempotency/idempotency.service';
 import type { MetricsService } from '../metrics/metrics.service';
 import type { CallbackUrlsService } from './callback-urls.service';
@@ -39,7 +40,12 @@ class FakeOrders {
   readonly recorded: SubmissionOutcome[] = [];
   linkedTo: (string | undefined)[] = [];
 
-  create(order: NewOrder, recordId?: string): Promise<{ order: OrderRecord; event: OrderStatusEvent }> {
+  create(
+    order: NewOrder,
+    claim: { id: string } | undefined,
+    _agentHourlyLimit: number | null,
+  ): Promise<{ order: OrderRecord; event: OrderStatusEvent; budgetTaken: boolean }> {
+    const recordId = claim?.id;
     const now = new Date();
     const row: OrderRecord = {
       ...order,
@@ -56,10 +62,13 @@ class FakeOrders {
     };
     this.stored.push(row);
     this.linkedTo.push(recordId);
-    return Promise.resolve({ order: row, event: this.event(row, null, 'created') });
+    return Promise.resolve({ order: row, event: this.event(row, null, 'created'), budgetTaken: false });
   }
 
-  recordSubmission(orderId: string, outcome: SubmissionOutcome): Promise<{ order: OrderRecord; event?: OrderStatusEvent }> {
+  recordSubmission(
+    orderId: string,
+    outcome: SubmissionOutcome,
+  ): Promise<{ order: OrderRecord; event?: OrderStatusEvent; answerStored: boolean }> {
     this.recorded.push(outcome);
     const row = this.stored.find((o) => o.id === orderId)!;
     Object.assign(row, {
@@ -67,7 +76,7 @@ class FakeOrders {
       failureReason: outcome.status === 'FAILED' ? outcome.failureReason : null,
       providerReference: 'providerReference' in outcome ? (outcome.providerReference ?? null) : null,
     });
-    return Promise.resolve({ order: row, event: this.event(row, 'PENDING', 'submitted') });
+    return Promise.resolve({ order: row, event: this.event(row, 'PENDING', 'submitted'), answerStored: false });
   }
 
   private event(row: OrderRecord, fromStatus: OrderStatusEvent['fromStatus'], reason: string): OrderStatusEvent {
@@ -88,7 +97,8 @@ function serviceAnswering(answer: () => Promise<PayinEnvelope>) {
     config,
     pino({ level: 'silent' }),
     {} as MetricsService,
-    { recoveryPoint: () => 'record-1' } as unknown as IdempotencyService,
+    { pendingClaim: () => ({ id: 'record-1' }), inlineAnswer: () => undefined } as unknown as IdempotencyService,
+    { hourlyLimit: 600, withSlotTaken: <T>(work: () => Promise<T>) => work() } as unknown as AgentBudgetService,
   );
   return { service, orders, published };
 }

@@ -11,6 +11,7 @@ import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
+import { AgentBudgetService } from '../provider/agent-budget.service';
 import { PayinClient } from '../provider/clients/payin.client';
 import { ProviderError, ProviderRejectedError, provesNotSent, type ProviderErrorCarrier } from '../provider/provider.errors';
 import type { PayinEnvelope } from '../provider/provider.types';
@@ -19,8 +20,8 @@ import { OrderEventsService } from './order-events.service';
 import { OrderStreams, type OrderStreamClient } from './order-streams';
 import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
-import { IdempotencyService } from '../idempotency/idempotency.service';
-import { ORDER_RESOURCE, OrdersRepository, type OrderListRow } from './orders.repository';
+import { IdempotencyService, jsonTextAround } from '../idempotency/idempotency.service';
+import { ORDER_RESOURCE, OrdersRepository, submittedOrder, type OrderListRow } from './orders.repository';
 
 /**
  * Rows per read of the CSV export: a batch's round trip stays small beside its formatting, and two
@@ -65,6 +66,7 @@ export class OrdersService implements OnModuleInit {
     @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly metrics: MetricsService,
     private readonly idempotency: IdempotencyService,
+    private readonly budget: AgentBudgetService,
   ) {
     this.currencies = config.get('currencies', { infer: true });
   }
@@ -93,7 +95,9 @@ export class OrdersService implements OnModuleInit {
    * (a refusal) or UNKNOWN (timeout, 5xx, lost or unreadable answer: the money may have moved,
    * so the order is never resubmitted under a new reference). An error proving the request was
    * never sent (budget spent, provider unreachable, our credentials refused) fails the order and
-   * is returned to the caller as that error.
+   * is returned to the caller as that error. Two round trips: the order with the request's claim of
+   * its Idempotency-Key and the pay-in's budget slot before the call, its outcome with the request's
+   * answer after it.
    */
   async create(user: AuthUser, dto: CreateOrderDto): Promise<OrderDto> {
     const checked = validateAmountForCurrency(dto.amount, dto.currency, this.currencies);
@@ -119,7 +123,8 @@ export class OrdersService implements OnModuleInit {
         payer: dto.payer,
         payerEmail: dto.payerEmail,
       },
-      this.idempotency.recoveryPoint(),
+      this.idempotency.pendingClaim(),
+      this.budget.hourlyLimit,
     );
     this.events.publishLocal(created.event);
     const order = created.order;
@@ -127,19 +132,21 @@ export class OrdersService implements OnModuleInit {
     let outcome: SubmissionOutcome;
     let notSent: ProviderError | ProviderErrorCarrier | undefined;
     try {
-      const envelope = await this.payin.collect(
-        {
-          wallet: order.wallet,
-          amount: providerAmount,
-          currency: order.currency,
-          order_id: order.reference,
-          description: order.description,
-          payer: order.payer,
-          payerEmail: order.payerEmail,
-          ...this.callbackUrls.urlsFor(order.id),
-        },
-        { service: order.service, ...(dto.otp ? { otp: dto.otp } : {}) },
-      );
+      const collect = () =>
+        this.payin.collect(
+          {
+            wallet: order.wallet,
+            amount: providerAmount,
+            currency: order.currency,
+            order_id: order.reference,
+            description: order.description,
+            payer: order.payer,
+            payerEmail: order.payerEmail,
+            ...this.callbackUrls.urlsFor(order.id),
+          },
+          { service: order.service, ...(dto.otp ? { otp: dto.otp } : {}) },
+        );
+      const envelope = await (created.budgetTaken ? this.budget.withSlotTaken(collect) : collect());
       outcome = acceptedOutcome(envelope);
     } catch (error) {
       outcome = failedOutcome(error);
@@ -147,10 +154,19 @@ export class OrdersService implements OnModuleInit {
       else if (!(error instanceof ProviderError))
         this.logger.error({ err: error, orderId: order.id }, 'unexpected error while submitting a pay-in');
     }
-    const recorded = await this.orders.recordSubmission(order.id, outcome);
+    // The answer is stored with the outcome when it is the answer: not when the error proving nothing was sent is.
+    const inline = notSent ? undefined : this.idempotency.inlineAnswer();
+    const expected = inline && jsonTextAround(this.toDto(submittedOrder(order, outcome)), 'updatedAt');
+    const recorded = await this.orders.recordSubmission(
+      order.id,
+      outcome,
+      inline && expected && { ...inline, textBeforeUpdatedAt: expected.before, textAfterUpdatedAt: expected.after },
+    );
     this.events.publishLocal(recorded.event);
     if (notSent) throw notSent;
-    return this.toDto(recorded.order);
+    const answer = this.toDto(recorded.order);
+    if (recorded.answerStored) this.idempotency.answerStoredInline();
+    return answer;
   }
 
   async get(user: AuthUser, id: string): Promise<OrderDetailDto> {

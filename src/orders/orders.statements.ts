@@ -1,17 +1,59 @@
-import { sqlStatement, type SqlStatement } from '../database/sql-statement';
-import type { PageRequest } from '../common/pagination';
-import type { NewOrder, OrderDetailRecord, OrderFilter, OrderRecord, OrderStatus, OrderStatusEvent } from './order.types';
+import { column, sqlStatement, type RowOf } from '../database/sql-statement';
+import { keysetListStatements, type ListFilter } from '../database/list-queries';
+import { agentBudgetTakeCte } from '../provider/agent-budget.repository';
+import { idempotencyAnswerCte, idempotencyLinkCte } from '../idempotency/idempotency.repository';
+import {
+  ORDER_STATUSES,
+  type NewOrder,
+  type OrderDetailRecord,
+  type OrderFilter,
+  type OrderStatus,
+  type OrderStatusEvent,
+} from './order.types';
 
 /** The written-out SQL of OrdersRepository: its hot paths, lists, export and background work (listed in src/queries/orders.repository.sql). */
 const repository = 'orders.repository';
 
 /** An order row as OrderRecord; the amount without the trailing zeros of numeric(24,4), as Prisma's Decimal gives it. */
-const orderColumns = (t: string) => `${t}.id::text AS id, ${t}.reference, ${t}.customer_id AS "customerId", ${t}.status::text AS status,
+const orderColumns = (t: string) => `${t}.id::text AS id, ${t}.reference, ${t}.customer_id AS "customerId", ${t}.status,
   trim_scale(${t}.amount)::text AS amount, ${t}.currency, ${t}.service, ${t}.wallet, ${t}.description, ${t}.payer,
   ${t}.payer_email AS "payerEmail", ${t}.provider_reference AS "providerReference",
   ${t}.provider_transaction_reference AS "providerTransactionReference", ${t}.failure_reason AS "failureReason",
   ${t}.needs_review AS "needsReview", ${t}.submitted_at AS "submittedAt", ${t}.processing_since AS "processingSince",
   ${t}.created_at AS "createdAt", ${t}.updated_at AS "updatedAt"`;
+
+const orderStatus = column.enum('OrderStatus', ORDER_STATUSES);
+
+/** The columns of orderColumns: an OrderRecord. */
+export const ORDER_COLUMNS = {
+  id: column.text,
+  reference: column.text,
+  customerId: column.text,
+  status: orderStatus,
+  amount: column.text,
+  currency: column.varchar,
+  service: column.int4,
+  wallet: column.text,
+  description: column.text,
+  payer: column.text,
+  payerEmail: column.text,
+  providerReference: column.text.orNull,
+  providerTransactionReference: column.text.orNull,
+  failureReason: column.text.orNull,
+  needsReview: column.bool,
+  submittedAt: column.timestamptz.orNull,
+  processingSince: column.timestamptz.orNull,
+  createdAt: column.timestamptz,
+  updatedAt: column.timestamptz,
+};
+
+/** The change a hot-path write made, as its statement returns it alongside the order. */
+const CHANGE_COLUMNS = {
+  changeId: column.text.orNull,
+  changeAt: column.timestamptz.orNull,
+  notified: column.bool.orNull,
+};
+export type ChangeColumns = Pick<RowOf<typeof CHANGE_COLUMNS>, 'changeId' | 'changeAt'>;
 
 /** The stream event of a change, as JSON text for pg_notify; `at` in the format of Date#toISOString. */
 const eventJson = (order: string, change: string, from: string, to: string, reason: string) =>
@@ -24,6 +66,7 @@ export const FIND_ORDER = sqlStatement(
   'orders_find',
   `
   SELECT ${orderColumns('o')} FROM orders o WHERE o.id = $1::uuid`,
+  ORDER_COLUMNS,
 );
 
 /** The order with its history and callbacks, in one statement; the owner (when given) is part of the WHERE. */
@@ -41,6 +84,11 @@ export const FIND_ORDER_DETAIL = sqlStatement(
        FROM provider_callbacks p WHERE p.order_id = o.id) AS callbacks
   FROM orders o
   WHERE o.id = $1::uuid AND ($2::text IS NULL OR o.customer_id = $2::text)`,
+  {
+    ...ORDER_COLUMNS,
+    history: column.builtJson<JsonHistoryEntry[]>(),
+    callbacks: column.builtJson<JsonCallback[]>(),
+  },
 );
 
 /** The fields of the new order, as $2 to $10 of CREATE_ORDER ($1 is its id). */
@@ -57,21 +105,18 @@ export const CREATE_ORDER_FIELDS = [
 ] as const satisfies readonly (keyof NewOrder)[];
 
 /**
- * Stores a PENDING order, marked as handed to the provider, with its first history entry and its
- * stream event, linked to the idempotency record of the request ($11, when there is one) in the
- * same statement: if that record is no longer this request's (a retry claimed it), nothing is
- * stored and no row comes back.
+ * Everything before the pay-in, in one round trip: the request's claim of its Idempotency-Key
+ * linked to the order (idempotencyLinkCte, $11 to $19: the recovery point), the PENDING order
+ * marked as handed to the provider, its first history entry, its stream event, and the pay-in's
+ * slot of the /api/agent budget ($20, the hourly limit; NULL takes none). When the key is held by
+ * another request, nothing is stored (no row) and no slot is taken.
  */
 export const CREATE_ORDER = sqlStatement(
   repository,
   'create',
   'orders_create',
   `
-  WITH link AS (
-    UPDATE idempotency_records SET resource_type = $12, resource_id = $1::uuid
-    WHERE $11::uuid IS NOT NULL AND id = $11::uuid AND state = 'in_progress'
-    RETURNING id
-  ), created AS (
+  WITH ${idempotencyLinkCte(11)}, ${agentBudgetTakeCte('$20::int', '$11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)')}, created AS (
     INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
                         submitted_at, created_at, updated_at)
     SELECT $1::uuid, $2, $3, 'PENDING', $4::numeric, $5, $6::int, $7, $8, $9, $10, now(), now(), now()
@@ -83,8 +128,10 @@ export const CREATE_ORDER = sqlStatement(
     RETURNING id, at
   )
   SELECT ${orderColumns('created')}, change.id::text AS "changeId", change.at AS "changeAt",
-    pg_notify('order_status', ${eventJson('created.id', 'change', 'NULL', "'PENDING'", "'created'")}) IS NULL AS "notified"
+    pg_notify('order_status', ${eventJson('created.id', 'change', 'NULL', "'PENDING'", "'created'")}) IS NULL AS "notified",
+    EXISTS (SELECT 1 FROM budget) AS "budgetTaken"
   FROM created CROSS JOIN change`,
+  { ...ORDER_COLUMNS, ...CHANGE_COLUMNS, budgetTaken: column.bool },
 );
 
 /**
@@ -98,7 +145,8 @@ export const RECORD_SUBMISSION = sqlStatement(
   'orders_record_submission',
   `
   WITH previous AS (
-    SELECT id, status FROM orders WHERE id = $1::uuid FOR UPDATE
+    SELECT id, status, needs_review, provider_reference, provider_transaction_reference, failure_reason
+    FROM orders WHERE id = $1::uuid FOR UPDATE
   ), updated AS (
     UPDATE orders o SET
       status = CASE WHEN previous.status = 'PENDING' THEN $2::"OrderStatus" ELSE o.status END,
@@ -113,22 +161,25 @@ export const RECORD_SUBMISSION = sqlStatement(
     INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail)
     SELECT id, 'PENDING', $2::"OrderStatus", $6, $7 FROM updated WHERE previous_status = 'PENDING'
     RETURNING id, at
-  )
+  ), ${idempotencyAnswerCte(
+    '$8',
+    '$9',
+    `$10::text || (SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM updated) || $11::text`,
+    `EXISTS (SELECT 1 FROM previous WHERE status = 'PENDING' AND NOT needs_review AND provider_reference IS NULL
+        AND provider_transaction_reference IS NULL AND failure_reason IS NULL)`,
+  )}
   SELECT ${orderColumns('updated')}, change.id::text AS "changeId", change.at AS "changeAt",
     CASE WHEN change.id IS NOT NULL
-      THEN pg_notify('order_status', ${eventJson('updated.id', 'change', "'PENDING'", '$2::text', '$6::text')}) IS NULL END AS "notified"
+      THEN pg_notify('order_status', ${eventJson('updated.id', 'change', "'PENDING'", '$2::text', '$6::text')}) IS NULL END AS "notified",
+    EXISTS (SELECT 1 FROM answer) AS "answerStored"
   FROM updated LEFT JOIN change ON true`,
+  { ...ORDER_COLUMNS, ...CHANGE_COLUMNS, answerStored: column.bool },
 );
 
-/** The change a hot-path write made, as its statement returns it alongside the order. */
-export interface ChangeColumns {
-  changeId: string | null;
-  changeAt: Date | null;
-}
 export type JsonHistoryEntry = Omit<OrderDetailRecord['history'][number], 'at'> & { at: string };
 export type JsonCallback = Omit<OrderDetailRecord['callbacks'][number], 'receivedAt'> & { receivedAt: string };
 
-export function withoutChange(row: OrderRecord & ChangeColumns & { notified?: unknown }): OrderRecord {
+export function withoutChange(row: RowOf<typeof ORDER_COLUMNS> & Partial<RowOf<typeof CHANGE_COLUMNS>>): RowOf<typeof ORDER_COLUMNS> {
   const { changeId: _changeId, changeAt: _changeAt, notified: _notified, ...order } = row;
   return order;
 }
@@ -148,85 +199,68 @@ export function eventOf(
  * LIST_VALUES'), each with the short name its statements carry. One index per filter leads with
  * its column, then (created_at DESC, id DESC) (prisma/schema.prisma).
  */
-export const LIST_FILTERS = [
+export const LIST_FILTERS: readonly ListFilter<OrderFilter>[] = [
   ['customerId', 'cust', (n: number) => `o.customer_id = $${n}::text`],
   ['status', 'status', (n: number) => `o.status = $${n}::"OrderStatus"`],
   ['currency', 'cur', (n: number) => `o.currency = $${n}::text`],
   ['needsReview', 'review', (n: number) => `o.needs_review = $${n}::boolean`],
-] as const satisfies readonly (readonly [keyof OrderFilter, string, (n: number) => string])[];
-
-/**
- * The parameters every list statement takes first: the window [from, to) ($1, $2), the keyset
- * position after which the page starts ($3 and $4: a time and an id) and the limit ($5). An absent
- * bound is an infinite one, so that the statement stays one per set of equality filters: its
- * generic plan still scans the filter's index in order with every bound as an index condition.
- */
-export function listValues(filter: OrderFilter, page: PageRequest): unknown[] {
-  return [
-    filter.from ?? '-infinity',
-    filter.to ?? 'infinity',
-    page.after?.at ?? 'infinity',
-    page.after?.id ?? 'ffffffff-ffff-ffff-ffff-ffffffffffff',
-    page.limit,
-    ...LIST_FILTERS.flatMap(([field]) => (filter[field] === undefined ? [] : [filter[field]])),
-  ];
-}
-
-/**
- * One named statement per set of equality filters (16), each built from the same fixed fragments,
- * rather than one statement with `$n IS NULL OR column = $n` conditions: a prepared statement
- * runs on a generic plan after five executions, and a generic plan cannot know which of those
- * conditions are switched off, so it would filter every row of the time index instead of scanning
- * the filter's own index. With fixed conditions the generic plan is the custom one (checked at
- * 1,000,000 orders, and by test/finance/list-indexes.e2e-spec.ts on every set). Newest first by
- * (created_at, id): the id breaks ties, so that no row is skipped or shown twice across pages, and
- * the redundant `created_at <= $3` starts the index scan at the position.
- */
-function listStatements(kind: string, usedBy: string, columns: string): SqlStatement[] {
-  return Array.from({ length: 1 << LIST_FILTERS.length }, (_, set) => {
-    const filters = LIST_FILTERS.filter((_filter, i) => set & (1 << i));
-    const conditions = filters.map(([, , condition], i) => `\n        AND ${condition(6 + i)}`).join('');
-    return sqlStatement(
-      repository,
-      usedBy,
-      `orders_${kind}_${filters.map(([, short]) => short).join('_') || 'all'}`,
-      `
-      SELECT ${columns}
-      FROM orders o
-      WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-        AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)${conditions}
-      ORDER BY o.created_at DESC, o.id DESC
-      LIMIT $5::int`,
-    );
-  });
-}
-
-/** The statement of `statements` (from listStatements) for the equality filters `filter` sets. */
-export function listStatementFor(statements: readonly SqlStatement[], filter: OrderFilter): SqlStatement {
-  return statements[LIST_FILTERS.reduce((set, [field], i) => (filter[field] === undefined ? set : set | (1 << i)), 0)];
-}
+];
 
 /** A time as Date#toISOString writes it (timestamptz(3): milliseconds are all there is). */
-const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoTime = (time: string) => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * A page of orders, or a batch of the CSV export: only what either shows, the times already written
  * as ISO text by PostgreSQL. Parsing them into Dates to write them back out was most of the export's
  * time, and on a page of 50 the Dates (four per row) were most of what a request allocated.
  */
-export const LIST_ORDERS = listStatements(
-  'page',
-  'list',
-  `o.id::text AS id, o.reference, ${isoTime('o.created_at')} AS "createdAt", ${isoTime('o.updated_at')} AS "updatedAt",
-    o.status::text AS status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
+export const LIST_ORDERS = keysetListStatements({
+  repository,
+  usedBy: 'list',
+  prefix: 'orders_page',
+  from: 'orders o',
+  time: 'o.created_at',
+  select: `o.id::text AS id, o.reference, ${isoTime('o.created_at')} AS "createdAt", ${isoTime('o.updated_at')} AS "updatedAt",
+    o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
     o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
     o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
     o.needs_review AS "needsReview"`,
-);
+  columns: {
+    id: column.text,
+    reference: column.text,
+    createdAt: column.text,
+    updatedAt: column.text,
+    status: orderStatus,
+    amount: column.text,
+    currency: column.varchar,
+    service: column.int4,
+    wallet: column.text,
+    payer: column.text,
+    payerEmail: column.text,
+    description: column.text,
+    providerReference: column.text.orNull,
+    providerTransactionReference: column.text.orNull,
+    failureReason: column.text.orNull,
+    needsReview: column.bool,
+  },
+  filters: LIST_FILTERS,
+});
 
 /** An order's change, as StatusChangeRecord (its id as text: a bigint). */
-const changeColumns = (c: string) => `${c}.id::text AS id, ${c}.order_id::text AS "orderId", ${c}.from_status::text AS "fromStatus",
-  ${c}.to_status::text AS "toStatus", ${c}.reason, ${c}.detail, ${c}.callback_id::text AS "callbackId", ${c}.actor, ${c}.note, ${c}.at`;
+const changeColumns = (c: string) => `${c}.id::text AS id, ${c}.order_id::text AS "orderId", ${c}.from_status AS "fromStatus",
+  ${c}.to_status AS "toStatus", ${c}.reason, ${c}.detail, ${c}.callback_id::text AS "callbackId", ${c}.actor, ${c}.note, ${c}.at`;
+const CHANGE_ROW_COLUMNS = {
+  id: column.text,
+  orderId: column.text,
+  fromStatus: orderStatus.orNull,
+  toStatus: orderStatus,
+  reason: column.text,
+  detail: column.text.orNull,
+  callbackId: column.text.orNull,
+  actor: column.text.orNull,
+  note: column.text.orNull,
+  at: column.timestamptz,
+};
 
 export const ORDER_HISTORY = sqlStatement(
   repository,
@@ -234,6 +268,7 @@ export const ORDER_HISTORY = sqlStatement(
   'orders_history',
   `
   SELECT ${changeColumns('c')} FROM order_status_changes c WHERE c.order_id = $1::uuid ORDER BY c.id`,
+  CHANGE_ROW_COLUMNS,
 );
 
 /** The changes of each watched order ($1) after the change its streams have reached ($2, at the same place). */
@@ -246,6 +281,7 @@ export const CHANGES_AFTER = sqlStatement(
   FROM unnest($1::uuid[], $2::bigint[]) AS watched(order_id, after_id)
   JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
   ORDER BY c.id`,
+  CHANGE_ROW_COLUMNS,
 );
 
 export const COUNT_BY_STATUS = sqlStatement(
@@ -253,7 +289,8 @@ export const COUNT_BY_STATUS = sqlStatement(
   'countByStatus',
   'orders_count_by_status',
   `
-  SELECT status::text AS status, count(*)::int AS count FROM orders GROUP BY status`,
+  SELECT status, count(*)::int AS count FROM orders GROUP BY status`,
+  { status: orderStatus, count: column.int4 },
 );
 
 /**
@@ -287,10 +324,92 @@ export const SWEEP_ORDERS = sqlStatement(
     RETURNING id, order_id, from_status, to_status, reason, at
   )
   SELECT sweeper.locked, change.order_id::text AS "orderId", change.id::text AS "changeId", change.at AS "changeAt",
-    change.from_status::text AS "fromStatus", change.to_status::text AS status, change.reason,
+    change.from_status AS "fromStatus", change.to_status AS status, change.reason,
     CASE WHEN change.id IS NOT NULL
       THEN pg_notify('order_status', ${eventJson('change.order_id', 'change', 'change.from_status', 'change.to_status', 'change.reason')}) IS NULL END
       AS "notified"
   FROM sweeper LEFT JOIN change ON true
   ORDER BY change.id`,
+  {
+    locked: column.bool.orNull,
+    orderId: column.text.orNull,
+    changeId: column.text.orNull,
+    changeAt: column.timestamptz.orNull,
+    fromStatus: orderStatus.orNull,
+    status: orderStatus.orNull,
+    reason: column.text.orNull,
+    notified: column.bool.orNull,
+  },
+);
+
+/** The order, locked until the transaction ends (callbacks, manual decisions). */
+export const LOCK_ORDER = sqlStatement(
+  repository,
+  'lockForCallback, resolveManually, clearReview',
+  'orders_lock',
+  `
+  SELECT ${orderColumns('o')} FROM orders o WHERE o.id = $1::uuid FOR UPDATE`,
+  ORDER_COLUMNS,
+);
+
+/** A change of a locked order, with its stream event (pg_notify delivers it only once the transaction commits). */
+export const RECORD_CHANGE = sqlStatement(
+  repository,
+  'applyCallbackTransition, resolveManually, clearReview',
+  'orders_record_change',
+  `
+  WITH change AS (
+    INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail, callback_id, actor, note)
+    VALUES ($1::uuid, $2::"OrderStatus", $3::"OrderStatus", $4, $5, $6::uuid, $7, $8)
+    RETURNING id, at
+  )
+  SELECT change.id::text AS "changeId", change.at AS "changeAt",
+    pg_notify('order_status', ${eventJson('$1::text', 'change', '$2::text', '$3::text', '$4::text')}) IS NULL AS "notified"
+  FROM change`,
+  { changeId: column.text, changeAt: column.timestamptz, notified: column.bool },
+);
+
+/** A callback's decision on the locked order. */
+export const DECIDE_BY_CALLBACK = sqlStatement(
+  repository,
+  'applyCallbackTransition',
+  'orders_decide_by_callback',
+  `
+  UPDATE orders SET status = $2::"OrderStatus", updated_at = now(),
+    failure_reason = CASE WHEN $2::"OrderStatus" = 'FAILED' THEN $3 ELSE failure_reason END
+  WHERE id = $1::uuid`,
+);
+
+/** A callback that contradicts the order's final status flags it for a person. */
+export const FLAG_FOR_REVIEW = sqlStatement(
+  repository,
+  'applyCallbackTransition',
+  'orders_flag_for_review',
+  `
+  UPDATE orders SET needs_review = true, updated_at = now() WHERE id = $1::uuid`,
+);
+
+/** A person's decision, guarded: only a resolvable status ($4) or a PENDING order older than $5 seconds moves. */
+export const RESOLVE_MANUALLY = sqlStatement(
+  repository,
+  'resolveManually',
+  'orders_resolve_manually',
+  `
+  UPDATE orders o SET status = $2::"OrderStatus", updated_at = now(), failure_reason = COALESCE($3, o.failure_reason)
+  WHERE o.id = $1::uuid
+    AND (o.status::text = ANY($4::text[])
+      OR (o.status = 'PENDING' AND o.created_at < now() - make_interval(secs => $5::float8)))
+  RETURNING ${orderColumns('o')}`,
+  ORDER_COLUMNS,
+);
+
+/** Clears the review flag, guarded: only a flagged order moves. */
+export const CLEAR_REVIEW = sqlStatement(
+  repository,
+  'clearReview',
+  'orders_clear_review',
+  `
+  UPDATE orders o SET needs_review = false, updated_at = now() WHERE o.id = $1::uuid AND o.needs_review
+  RETURNING ${orderColumns('o')}`,
+  ORDER_COLUMNS,
 );

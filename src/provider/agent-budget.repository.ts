@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-import { sqlStatement } from '../database/sql-statement';
+import { column, sqlStatement } from '../database/sql-statement';
 
 export type BudgetDecision = { granted: true } | { granted: false; retryAfterSeconds: number };
 
@@ -20,25 +20,38 @@ const COUNTED = `bucket > now() - interval '61 minutes'`;
  * that minute is waited for and counted, so the turn of a minute cannot let two takers both see
  * one call left. Older buckets no longer change. Nothing is held once the statement ends.
  */
+/**
+ * The taking of one call, as a CTE named `budget` (one row when the call was granted), for TAKE
+ * and for the statement of a write that takes its call's slot in its own round trip (the pay-in's
+ * order). `limit` is the hourly limit's parameter; `onlyIf`, a condition the slot is taken under
+ * (on the statement's other CTEs).
+ */
+export function agentBudgetTakeCte(limit: string, onlyIf = 'true'): string {
+  return `budget_clock AS (
+    SELECT date_trunc('minute', now()) AS current
+  ), budget_previous AS (
+    SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
+  ), budget_settled AS (
+    SELECT COALESCE((SELECT used FROM budget_previous), 0)
+      + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
+         WHERE b.${COUNTED} AND b.bucket < budget_clock.current - interval '1 minute') AS used
+  ), budget AS (
+    INSERT INTO agent_budget_buckets AS b (bucket, used)
+    SELECT budget_clock.current, 1 FROM budget_clock, budget_settled WHERE budget_settled.used < ${limit} AND (${onlyIf})
+    ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
+    WHERE b.used + (SELECT used FROM budget_settled) < ${limit}
+    RETURNING b.used
+  )`;
+}
+
 const TAKE = sqlStatement(
   repository,
   'take',
   'agent_budget_take',
   `
-  WITH clock AS (
-    SELECT date_trunc('minute', now()) AS current
-  ), previous AS (
-    SELECT b.used FROM agent_budget_buckets b, clock WHERE b.bucket = clock.current - interval '1 minute' FOR SHARE OF b
-  ), settled AS (
-    SELECT COALESCE((SELECT used FROM previous), 0)
-      + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, clock
-         WHERE b.${COUNTED} AND b.bucket < clock.current - interval '1 minute') AS used
-  )
-  INSERT INTO agent_budget_buckets AS b (bucket, used)
-  SELECT clock.current, 1 FROM clock, settled WHERE settled.used < $1
-  ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
-  WHERE b.used + (SELECT used FROM settled) < $1
-  RETURNING b.used`,
+  WITH ${agentBudgetTakeCte('$1::int')}
+  SELECT used FROM budget`,
+  { used: column.int4 },
 );
 
 /** When the oldest counted bucket leaves the window (asked only after a refusal). */
@@ -49,6 +62,7 @@ const RETRY_AFTER = sqlStatement(
   `
   SELECT (EXTRACT(EPOCH FROM (min(bucket) + interval '61 minutes' - now())) * 1000)::float8 AS "retryAfterMs"
   FROM agent_budget_buckets WHERE ${COUNTED} AND used > 0`,
+  { retryAfterMs: column.float8.orNull },
 );
 
 const USED = sqlStatement(
@@ -57,6 +71,7 @@ const USED = sqlStatement(
   'agent_budget_used',
   `
   SELECT COALESCE(sum(used), 0)::int AS used FROM agent_budget_buckets WHERE ${COUNTED}`,
+  { used: column.int4 },
 );
 
 const SWEEP = sqlStatement(
@@ -72,14 +87,14 @@ export class AgentBudgetRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   async take(hourlyLimit: number): Promise<BudgetDecision> {
-    const taken = await this.prisma.run<{ used: number }>(TAKE, [hourlyLimit]);
+    const taken = await this.prisma.run(TAKE, [hourlyLimit]);
     if (taken.length === 1) return { granted: true };
-    const [oldest] = await this.prisma.run<{ retryAfterMs: number | null }>(RETRY_AFTER, []);
+    const [oldest] = await this.prisma.run(RETRY_AFTER, []);
     return { granted: false, retryAfterSeconds: Math.max(1, Math.ceil((oldest?.retryAfterMs ?? 1000) / 1000)) };
   }
 
   async usedInLastHour(): Promise<number> {
-    const [row] = await this.prisma.run<{ used: number }>(USED, []);
+    const [row] = await this.prisma.run(USED, []);
     return row.used;
   }
 

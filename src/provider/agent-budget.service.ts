@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { MetricsService } from '../metrics/metrics.service';
@@ -11,7 +12,9 @@ import { AgentBudgetExhaustedError } from './provider.errors';
  */
 @Injectable()
 export class AgentBudgetService implements OnModuleInit {
-  private readonly hourlyLimit: number;
+  readonly hourlyLimit: number;
+  /** A slot the caller took in its own statement (agentBudgetTakeCte), for the next call made within `work`. */
+  private readonly slotTaken = new AsyncLocalStorage<{ available: boolean }>();
 
   constructor(
     private readonly repository: AgentBudgetRepository,
@@ -30,8 +33,21 @@ export class AgentBudgetService implements OnModuleInit {
     );
   }
 
+  /**
+   * Runs `work`, whose first call to /api/agent/* uses the slot the caller already took in the
+   * statement that stored its operation (one round trip fewer per pay-in); later calls take their own.
+   */
+  withSlotTaken<T>(work: () => Promise<T>): Promise<T> {
+    return this.slotTaken.run({ available: true }, work);
+  }
+
   /** Takes a slot or throws AgentBudgetExhaustedError: the call must then not be sent. */
   async take(): Promise<void> {
+    const taken = this.slotTaken.getStore();
+    if (taken?.available) {
+      taken.available = false;
+      return;
+    }
     const decision = await this.repository.take(this.hourlyLimit);
     if (!decision.granted) throw new AgentBudgetExhaustedError(decision.retryAfterSeconds);
   }

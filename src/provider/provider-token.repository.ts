@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-import { sqlStatement } from '../database/sql-statement';
+import { column, sqlStatement } from '../database/sql-statement';
 
 /** The SQL of ProviderTokenRepository, written out (listed in src/queries/provider-token.repository.sql). */
 const repository = 'provider-token.repository';
@@ -23,6 +23,12 @@ const FIND_FRESH = sqlStatement(
   SELECT t.token_encrypted AS "tokenEncrypted", t.expires_at AS "expiresAt", t.obtained_at AS "obtainedAt", now() AS "databaseNow"
   FROM (VALUES (1)) AS clock
   LEFT JOIN provider_tokens t ON t.cache_key = $1 AND ${freshness('t.', '$2')}`,
+  {
+    tokenEncrypted: column.text.orNull,
+    expiresAt: column.timestamptz.orNull,
+    obtainedAt: column.timestamptz.orNull,
+    databaseNow: column.timestamptz,
+  },
 );
 
 const DATABASE_NOW = sqlStatement(
@@ -31,6 +37,7 @@ const DATABASE_NOW = sqlStatement(
   'provider_token_database_now',
   `
   SELECT now() AS now`,
+  { now: column.timestamptz },
 );
 
 const TRY_CLAIM_REFRESH = sqlStatement(
@@ -45,6 +52,7 @@ const TRY_CLAIM_REFRESH = sqlStatement(
     WHERE (provider_tokens.refresh_lease_until IS NULL OR provider_tokens.refresh_lease_until < now())
       AND NOT ${freshness('provider_tokens.', '$4')}
   RETURNING now()::timestamptz(3) AS "claimedAt"`,
+  { claimedAt: column.timestamptz },
 );
 
 const STORE_REFRESHED = sqlStatement(
@@ -57,6 +65,7 @@ const STORE_REFRESHED = sqlStatement(
       refresh_lease_until = NULL, refresh_lease_owner = NULL, updated_at = now()
   WHERE cache_key = $1
   RETURNING obtained_at AS "obtainedAt"`,
+  { obtainedAt: column.timestamptz.orNull },
 );
 
 const RELEASE_LEASE = sqlStatement(
@@ -92,17 +101,16 @@ export class ProviderTokenRepository {
 
   /** The stored token if it is still fresh (and obtained after `notBefore`, when given), and the database clock. */
   async findFresh(cacheKey: string, notBefore?: Date): Promise<FreshTokenReading> {
-    const [row] = await this.prisma.run<{ tokenEncrypted: string | null; expiresAt: Date; obtainedAt: Date; databaseNow: Date }>(
-      FIND_FRESH,
-      [cacheKey, notBefore ?? null],
-    );
+    const [row] = await this.prisma.run(FIND_FRESH, [cacheKey, notBefore ?? null]);
     const { tokenEncrypted, expiresAt, obtainedAt, databaseNow } = row;
-    return { databaseNow, stored: tokenEncrypted === null ? undefined : { tokenEncrypted, expiresAt, obtainedAt } };
+    // A fresh token has its times (the freshness condition reads them).
+    const fresh = tokenEncrypted !== null && expiresAt !== null && obtainedAt !== null;
+    return { databaseNow, stored: fresh ? { tokenEncrypted, expiresAt, obtainedAt } : undefined };
   }
 
   /** The database clock (to relate this process's clock to the one all instances share). */
   async databaseNow(): Promise<Date> {
-    const [row] = await this.prisma.run<{ now: Date }>(DATABASE_NOW, []);
+    const [row] = await this.prisma.run(DATABASE_NOW, []);
     return row.now;
   }
 
@@ -113,13 +121,13 @@ export class ProviderTokenRepository {
    * this claim.
    */
   async tryClaimRefresh(cacheKey: string, owner: string, leaseMs: number, notBefore?: Date): Promise<ClaimedRefresh | undefined> {
-    const [row] = await this.prisma.run<ClaimedRefresh>(TRY_CLAIM_REFRESH, [cacheKey, owner, leaseMs / 1000, notBefore ?? null]);
+    const [row] = await this.prisma.run(TRY_CLAIM_REFRESH, [cacheKey, owner, leaseMs / 1000, notBefore ?? null]);
     return row;
   }
 
   /** Stores the token asked for after the claim made at `obtainedAt`; answers `obtained_at` as stored. */
   async storeRefreshed(cacheKey: string, tokenEncrypted: string, expiresAt: Date, obtainedAt: Date): Promise<Date> {
-    const [row] = await this.prisma.run<{ obtainedAt: Date }>(STORE_REFRESHED, [cacheKey, tokenEncrypted, expiresAt, obtainedAt]);
+    const [row] = await this.prisma.run(STORE_REFRESHED, [cacheKey, tokenEncrypted, expiresAt, obtainedAt]);
     return row?.obtainedAt ?? obtainedAt;
   }
 

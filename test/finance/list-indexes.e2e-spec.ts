@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OrderFilter } from '../../src/orders/order.types';
-import { LIST_FILTERS, LIST_ORDERS, listStatementFor, listValues } from '../../src/orders/orders.statements';
+import { keysetListStatementFor, keysetListValues } from '../../src/database/list-queries';
+import { LIST_FILTERS, LIST_ORDERS } from '../../src/orders/orders.statements';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -117,9 +118,9 @@ describe('list queries and their indexes', () => {
    * A statement with `$n IS NULL OR column = $n` conditions would scan the time index instead.
    */
   it.each(FILTER_SETS)('orders list statement, generic plan: %s', async (_name, filter) => {
-    const statement = listStatementFor(LIST_ORDERS, filter);
+    const statement = keysetListStatementFor(LIST_ORDERS, LIST_FILTERS, filter);
     const name = `plan_check_${randomUUID().replace(/-/g, '')}`;
-    const values = listValues(filter, { limit: 51, after: { at: new Date('2030-01-01T00:00:00Z'), id: randomUUID() } });
+    const values = keysetListValues(LIST_FILTERS, filter, { limit: 51, after: { at: new Date('2030-01-01T00:00:00Z'), id: randomUUID() } });
     const literal = (value: unknown) => `'${(value instanceof Date ? value.toISOString() : String(value)).replace(/'/g, "''")}'`;
     const root = await planOf(service, `EXECUTE ${name}(${values.map(literal).join(', ')})`, {
       before: ['SET LOCAL plan_cache_mode = force_generic_plan', `PREPARE ${name} AS ${statement.text}`],

@@ -31,17 +31,21 @@ export function orderMaker(service: TestService, buyer: Buyer) {
     },
     /** Stored, never handed to the provider (a crash before the call), `ageSeconds` old. */
     pending: async (ageSeconds: number) => {
-      const { order } = await service.get(OrdersRepository).create({
-        reference: `ord_${randomUUID().replace(/-/g, '')}`,
-        customerId: buyer.sub,
-        amount: '1500',
-        currency: 'XAF',
-        service: 1,
-        wallet: TEST_WALLETS.SUCCESS,
-        description: 'interrupted before the provider call',
-        payer: 'Awa Ndiaye',
-        payerEmail: 'awa@example.com',
-      });
+      const { order } = await service.get(OrdersRepository).create(
+        {
+          reference: `ord_${randomUUID().replace(/-/g, '')}`,
+          customerId: buyer.sub,
+          amount: '1500',
+          currency: 'XAF',
+          service: 1,
+          wallet: TEST_WALLETS.SUCCESS,
+          description: 'interrupted before the provider call',
+          payer: 'Awa Ndiaye',
+          payerEmail: 'awa@example.com',
+        },
+        undefined,
+        null,
+      );
       await service.prisma
         .$executeRaw`UPDATE orders SET created_at = now() - make_interval(secs => ${ageSeconds}) WHERE id = ${order.id}::uuid`;
       return { id: order.id, status: 'PENDING' } as Record<string, any>;
