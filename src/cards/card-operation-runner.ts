@@ -17,7 +17,14 @@ import {
 } from '../provider-operations/provider-operation';
 import { canSee } from '../auth/auth.types';
 import { mayOperate } from './card-mappers';
-import type { CardOperationRecord, CardRecord, NewCardOperation, OperationOutcome } from './card.types';
+import {
+  PROVIDER_CARD_STATUS,
+  type CardOperationRecord,
+  type CardRecord,
+  type CardRefresh,
+  type NewCardOperation,
+  type OperationOutcome,
+} from './card.types';
 import { CardProviderError, CardTerminatedError } from './cards.errors';
 import { CARD_OPERATIONS_TABLE, CardsRepository } from './cards.repository';
 
@@ -106,6 +113,26 @@ export class CardOperationRunner {
       this.logger.warn({ cardId: card.id, reason: error.reason }, `the provider's ${field} is not an amount in ${card.currency}`);
       return null;
     }
+  }
+
+  /** What the provider's card details say, checked and normalised (warnings for what cannot be taken). */
+  readCardDetails(card: CardRecord, answer: unknown): CardRefresh {
+    const details = (answer && typeof answer === 'object' ? answer : {}) as Record<string, unknown>;
+    const refresh: CardRefresh = {};
+    const status = typeof details.status === 'string' ? PROVIDER_CARD_STATUS[details.status.toLowerCase()] : undefined;
+    if (status) refresh.status = status;
+    else this.logger.warn({ cardId: card.id }, 'card refresh: the provider status is not one this service knows');
+    if (typeof details.currency === 'string' && details.currency.toUpperCase() !== card.currency) {
+      this.logger.warn({ cardId: card.id }, 'card refresh: the provider reports another currency; balance not taken');
+    } else {
+      const balance = this.readBalance(card, details.balance, 'balance');
+      if (balance !== null) refresh.balance = balance;
+    }
+    if (typeof details.expiry === 'string' && details.expiry) refresh.expiry = details.expiry;
+    const digits = typeof details.card_number === 'string' ? details.card_number.replace(/\D/g, '') : '';
+    if (digits && !digits.endsWith(card.last4))
+      this.logger.warn({ cardId: card.id }, 'card refresh: the provider reports a number with other last four digits');
+    return refresh;
   }
 }
 

@@ -40,13 +40,24 @@ export class CardOperationDto {
   @ApiProperty({ example: 'alice', description: 'Who asked (JWT sub)' })
   requestedBy: string;
 
-  @ApiProperty({ nullable: true, type: String, example: '2500', description: 'Top-up, withdrawal or opening balance' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '2500',
+    description:
+      'Top-up, withdrawal or opening balance; for a SYNC, the balance change it found (new balance − the balance stored before, negative when it went down; null when either is unknown)',
+  })
   amount: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: 'XAF' })
   currency: string | null;
 
-  @ApiProperty({ nullable: true, type: String, example: '7500', description: 'Balance after a top-up or withdrawal, as the provider said' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '7500',
+    description: 'Balance after a top-up or withdrawal, or the balance a SYNC read, as the provider said',
+  })
   newBalance: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: 'ctx_9f8e7d6c5b4a3f2e1d0c9b8a' })
@@ -69,6 +80,16 @@ export class CardOperationDto {
 export class CardOperationResultDto extends CardOperationDto {
   @ApiProperty({ enum: CARD_STATUSES, description: 'The card status after the operation' })
   cardStatus: CardStatus;
+}
+
+export class CardSyncResultDto extends CardOperationResultDto {
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '7000',
+    description: 'The balance stored before the sync (newBalance − amount); null when it was never known or the provider gave none',
+  })
+  previousBalance: string | null;
 }
 
 export class CardOperationPageDto extends PageDto {

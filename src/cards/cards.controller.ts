@@ -5,12 +5,19 @@ import type { AuthUser } from '../auth/auth.types';
 import { PageQueryDto } from '../common/pagination';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CardAmountDto, CardDetailDto, CardPageDto, ListCardsQueryDto } from './cards.dto';
-import { CardOperationDto, CardOperationPageDto, CardOperationResultDto, ListCardOperationsQueryDto } from './card-operations.dto';
+import {
+  CardOperationDto,
+  CardOperationPageDto,
+  CardOperationResultDto,
+  CardSyncResultDto,
+  ListCardOperationsQueryDto,
+} from './card-operations.dto';
 import { CardTransactionPageDto } from './card-transactions.dto';
 import { provesNotSent } from '../provider/provider.errors';
 import { CardsService } from './cards.service';
 import { ChangeCardStateUseCase } from './change-card-state.use-case';
 import { MoveCardMoneyUseCase } from './move-card-money.use-case';
+import { SyncCardUseCase } from './sync-card.use-case';
 
 const NOT_FOUND = 'No such card, or not yours';
 const TERMINATED = '`card_terminated`: the card is terminated and accepts no operation (nothing is sent to the provider)';
@@ -24,6 +31,7 @@ export class CardsController {
     private readonly cards: CardsService,
     private readonly moveMoney: MoveCardMoneyUseCase,
     private readonly changeState: ChangeCardStateUseCase,
+    private readonly syncCard: SyncCardUseCase,
   ) {}
 
   @Get()
@@ -130,6 +138,24 @@ export class CardsController {
   @ApiConflictResponse({ description: TERMINATED })
   terminate(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardOperationResultDto> {
     return this.changeState.terminate(user, id);
+  }
+
+  @Post(':id/sync')
+  @HttpCode(200)
+  @Auth('customer')
+  @Idempotent('cards.sync', { releaseOn: provesNotSent })
+  @ApiOperation({
+    operationId: 'syncCard',
+    summary: 'Re-read a card from the provider and record what changed',
+    description:
+      "Owner or admin. No body. Stored as a SYNC operation before the provider is asked; the provider's card details then update the card (status, expiry, balance), and the operation keeps the balance read (`newBalance`) and the change from the balance stored before (`amount`, negative when it went down; `previousBalance` in the answer). A lost answer leaves the operation UNKNOWN and the card as it was.",
+  })
+  @ApiOkResponse({ type: CardSyncResultDto })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiConflictResponse({ description: `${TERMINATED}; \`idempotency_in_progress\`` })
+  @ApiGatewayTimeoutResponse({ description: UNKNOWN_OUTCOME })
+  sync(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<CardSyncResultDto> {
+    return this.syncCard.sync(user, id);
   }
 
   @Get(':id/transactions')

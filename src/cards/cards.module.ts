@@ -12,12 +12,21 @@ import { CardsService } from './cards.service';
 import { CardOperationRunner } from './card-operation-runner';
 import { ChangeCardStateUseCase } from './change-card-state.use-case';
 import { MoveCardMoneyUseCase } from './move-card-money.use-case';
+import { SyncCardUseCase } from './sync-card.use-case';
 
 /** Virtual cards: card users, cards and card operations (merchant-api.md, "Virtual cards"). */
 @Module({
   imports: [AuthModule, DatabaseModule, IdempotencyModule, ProviderModule, ProviderOperationsModule],
   controllers: [CardUsersController, CardsController, CardOperationsController],
-  providers: [CardUsersService, CardsService, CardOperationRunner, MoveCardMoneyUseCase, ChangeCardStateUseCase, CardsRepository],
+  providers: [
+    CardUsersService,
+    CardsService,
+    CardOperationRunner,
+    MoveCardMoneyUseCase,
+    ChangeCardStateUseCase,
+    SyncCardUseCase,
+    CardsRepository,
+  ],
   exports: [CardsService, CardUsersService, CardsRepository],
 })
 export class CardsModule {}

@@ -12,7 +12,6 @@ import { CardsClient } from '../provider/clients/cards.client';
 import { ProviderBadResponseError, ProviderError } from '../provider/provider.errors';
 import { mayOperate, toCardDto, toOperationDto } from './card-mappers';
 import { CardUsersService } from './card-users.service';
-import { PROVIDER_CARD_STATUS, type CardRecord, type CardRefresh } from './card.types';
 import {
   afterCursor,
   decodeOffsetCursor,
@@ -168,7 +167,7 @@ export class CardsService implements OnModuleInit {
     if (card.status !== 'TERMINATED') {
       try {
         const details = await this.provider.getCard(card.providerCardId);
-        card = await this.repository.refreshCard(card.id, this.readCardDetails(card, details));
+        card = await this.repository.refreshCard(card.id, this.runner.readCardDetails(card, details));
         refreshed = true;
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
@@ -247,25 +246,6 @@ export class CardsService implements OnModuleInit {
     const checked = validateAmountForCurrency(dto.balance, dto.currency, this.currencies, { amount: 'balance' });
     if ('errors' in checked) throw new ValidationFailedError(checked.errors);
     return checked.money;
-  }
-
-  private readCardDetails(card: CardRecord, answer: unknown): CardRefresh {
-    const details = (answer && typeof answer === 'object' ? answer : {}) as Record<string, unknown>;
-    const refresh: CardRefresh = {};
-    const status = typeof details.status === 'string' ? PROVIDER_CARD_STATUS[details.status.toLowerCase()] : undefined;
-    if (status) refresh.status = status;
-    else this.logger.warn({ cardId: card.id }, 'card refresh: the provider status is not one this service knows');
-    if (typeof details.currency === 'string' && details.currency.toUpperCase() !== card.currency) {
-      this.logger.warn({ cardId: card.id }, 'card refresh: the provider reports another currency; balance not taken');
-    } else {
-      const balance = this.runner.readBalance(card, details.balance, 'balance');
-      if (balance !== null) refresh.balance = balance;
-    }
-    if (typeof details.expiry === 'string' && details.expiry) refresh.expiry = details.expiry;
-    const digits = typeof details.card_number === 'string' ? details.card_number.replace(/\D/g, '') : '';
-    if (digits && !digits.endsWith(card.last4))
-      this.logger.warn({ cardId: card.id }, 'card refresh: the provider reports a number with other last four digits');
-    return refresh;
   }
 }
 

@@ -369,6 +369,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cards/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-read a card from the provider and record what changed
+         * @description Owner or admin. No body. Stored as a SYNC operation before the provider is asked; the provider's card details then update the card (status, expiry, balance), and the operation keeps the balance read (`newBalance`) and the change from the balance stored before (`amount`, negative when it went down; `previousBalance` in the answer). A lost answer leaves the operation UNKNOWN and the card as it was.
+         */
+        post: operations["syncCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/cards/{id}/transactions": {
         parameters: {
             query?: never;
@@ -1205,7 +1225,7 @@ export interface components {
              * @example TOPUP
              * @enum {string}
              */
-            kind: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS";
+            kind: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS" | "SYNC";
             /**
              * @description PENDING (the provider is being asked), SUCCEEDED, FAILED (refused, or never sent: see failureReason), UNKNOWN (the answer was lost: the provider may have acted)
              * @example SUCCEEDED
@@ -1229,14 +1249,14 @@ export interface components {
              */
             requestedBy: string;
             /**
-             * @description Top-up, withdrawal or opening balance
+             * @description Top-up, withdrawal or opening balance; for a SYNC, the balance change it found (new balance − the balance stored before, negative when it went down; null when either is unknown)
              * @example 2500
              */
             amount: string | null;
             /** @example XAF */
             currency: string | null;
             /**
-             * @description Balance after a top-up or withdrawal, as the provider said
+             * @description Balance after a top-up or withdrawal, or the balance a SYNC read, as the provider said
              * @example 7500
              */
             newBalance: string | null;
@@ -1518,7 +1538,7 @@ export interface components {
              * @example TOPUP
              * @enum {string}
              */
-            kind: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS";
+            kind: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS" | "SYNC";
             /**
              * @description PENDING (the provider is being asked), SUCCEEDED, FAILED (refused, or never sent: see failureReason), UNKNOWN (the answer was lost: the provider may have acted)
              * @example SUCCEEDED
@@ -1542,14 +1562,14 @@ export interface components {
              */
             requestedBy: string;
             /**
-             * @description Top-up, withdrawal or opening balance
+             * @description Top-up, withdrawal or opening balance; for a SYNC, the balance change it found (new balance − the balance stored before, negative when it went down; null when either is unknown)
              * @example 2500
              */
             amount: string | null;
             /** @example XAF */
             currency: string | null;
             /**
-             * @description Balance after a top-up or withdrawal, as the provider said
+             * @description Balance after a top-up or withdrawal, or the balance a SYNC read, as the provider said
              * @example 7500
              */
             newBalance: string | null;
@@ -1573,6 +1593,77 @@ export interface components {
              * @enum {string}
              */
             cardStatus: "ACTIVE" | "FROZEN" | "TERMINATED";
+        };
+        CardSyncResultDto: {
+            /**
+             * Format: uuid
+             * @example 9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d
+             */
+            operationId: string;
+            /**
+             * @example TOPUP
+             * @enum {string}
+             */
+            kind: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS" | "SYNC";
+            /**
+             * @description PENDING (the provider is being asked), SUCCEEDED, FAILED (refused, or never sent: see failureReason), UNKNOWN (the answer was lost: the provider may have acted)
+             * @example SUCCEEDED
+             * @enum {string}
+             */
+            status: "PENDING" | "SUCCEEDED" | "FAILED" | "UNKNOWN";
+            /**
+             * Format: uuid
+             * @example 2b7e9c41-6a3d-4f18-b5e2-0c9d8a7f6e51
+             */
+            cardUserId: string;
+            /**
+             * Format: uuid
+             * @description Null for a card creation that did not produce a card
+             * @example 4e8a1c2d-7f3b-4a69-9c05-b1d2e3f4a5b6
+             */
+            cardId: string | null;
+            /**
+             * @description Who asked (JWT sub)
+             * @example alice
+             */
+            requestedBy: string;
+            /**
+             * @description Top-up, withdrawal or opening balance; for a SYNC, the balance change it found (new balance − the balance stored before, negative when it went down; null when either is unknown)
+             * @example 2500
+             */
+            amount: string | null;
+            /** @example XAF */
+            currency: string | null;
+            /**
+             * @description Balance after a top-up or withdrawal, or the balance a SYNC read, as the provider said
+             * @example 7500
+             */
+            newBalance: string | null;
+            /** @example ctx_9f8e7d6c5b4a3f2e1d0c9b8a */
+            providerTransactionId: string | null;
+            /** @example null */
+            failureReason: string | null;
+            /**
+             * Format: date-time
+             * @description When it was stored, before the provider was asked
+             * @example 2026-11-23T09:15:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T09:15:04.000Z
+             */
+            completedAt: string | null;
+            /**
+             * @description The card status after the operation
+             * @enum {string}
+             */
+            cardStatus: "ACTIVE" | "FROZEN" | "TERMINATED";
+            /**
+             * @description The balance stored before the sync (newBalance − amount); null when it was never known or the provider gave none
+             * @example 7000
+             */
+            previousBalance: string | null;
         };
         CardTransactionDto: {
             /** @example ctx_9f8e7d6c5b4a3f2e1d0c9b8a */
@@ -2840,7 +2931,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
-                kind?: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS";
+                kind?: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS" | "SYNC";
                 status?: "PENDING" | "SUCCEEDED" | "FAILED" | "UNKNOWN";
             };
             header?: never;
@@ -3504,6 +3595,106 @@ export interface operations {
             };
         };
     };
+    syncCard: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per operation, 1 to 255 printable ASCII characters (a UUID is a good choice). A retry with the same key and the same request (method, route, path parameters, body) gets the first answer again (header `Idempotent-Replayed: true`); keys are kept 24 h, per user. If the first request died (crash, lost database), a retry after its lease lapses answers the resource it created as it is now, or runs anew when it created nothing. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardSyncResultDto"];
+                };
+            };
+            /** @description `idempotency_key_required`: no Idempotency-Key header; `validation_failed`: invalid key or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: customer, admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such card, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `card_terminated`: the card is terminated and accepts no operation (nothing is sent to the provider); `idempotency_in_progress`
+             *
+             *     `idempotency_in_progress`: the first request with this key is still running (or holds its lease); retry after the Retry-After delay
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this key was already used with another request (another body, or another resource such as another card) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `provider_timeout`: the provider did not answer; the operation (operationId in the problem) is UNKNOWN and is never retried automatically */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
     listCardTransactions: {
         parameters: {
             query?: {
@@ -3571,7 +3762,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
-                kind?: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS";
+                kind?: "CREATE" | "TOPUP" | "WITHDRAW" | "FREEZE" | "UNFREEZE" | "TERMINATE" | "TRANSACTIONS" | "SYNC";
                 status?: "PENDING" | "SUCCEEDED" | "FAILED" | "UNKNOWN";
             };
             header?: never;
