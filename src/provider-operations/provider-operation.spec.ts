@@ -1,0 +1,193 @@
+import pino from 'pino';
+import type { PrismaService, TransactionRun } from '../database/prisma.service';
+import {
+  AgentBudgetExhaustedError,
+  ProviderRejectedError,
+  ProviderServerError,
+  ProviderTimeoutError,
+  ProviderUnreachableError,
+} from '../provider/provider.errors';
+import { registerOperationTable } from './operation-tables';
+import { failureOutcome, runProviderOperation, type ProviderFailure, type ProviderOperationType } from './provider-operation';
+import { resolveProviderOperation } from './resolve-provider-operation';
+
+const TABLE = registerOperationTable({
+  table: 'spec_operations',
+  statusType: 'SpecStatus',
+  manualOutcomes: ['DONE', 'NOT_DONE'] as const,
+  resolutionAudit: { action: 'card_operation.resolved', resourceType: 'card_operation' },
+});
+
+interface Row {
+  id: string;
+  status: 'PENDING' | 'DONE' | 'NOT_DONE' | 'UNKNOWN';
+  kind?: ProviderFailure['kind'];
+}
+
+/** A type that keeps its rows in memory; `removes` switches on removeNotSent. */
+function memoryType(removes = false) {
+  const rows = new Map<string, Row>();
+  const links: unknown[] = [];
+  const type: ProviderOperationType<Row, string, Row> = {
+    name: 'spec operation',
+    table: TABLE,
+    log: pino({ level: 'silent' }),
+    describe: (row) => ({ id: row.id }),
+    store: async (input, link) => {
+      links.push(link);
+      const row: Row = { id: input, status: 'PENDING' };
+      rows.set(row.id, row);
+      return { ...row };
+    },
+    recordFailure: async (row, failure) => {
+      const recorded: Row = {
+        id: row.id,
+        status: failure.kind === 'lost' || failure.kind === 'unexpected' ? 'UNKNOWN' : 'NOT_DONE',
+        kind: failure.kind,
+      };
+      rows.set(row.id, recorded);
+      return recorded;
+    },
+    ...(removes ? { removeNotSent: async (row: Row) => void rows.delete(row.id) } : {}),
+    answerFailure: (recorded) => recorded,
+  };
+  return { type, rows, links };
+}
+
+describe('failureOutcome: one classification of provider errors for every operation type', () => {
+  it('a refusal: what the provider said, masked, with its body', () => {
+    const error = new ProviderRejectedError('success_false', {
+      providerStatus: 400,
+      providerMessage: 'card 4111111111111111 declined',
+      body: { success: false },
+    });
+    expect(failureOutcome(error)).toEqual({
+      kind: 'refused',
+      error,
+      reason: expect.not.stringContaining('4111111111111111'),
+      providerMessage: expect.not.stringContaining('4111111111111111'),
+      providerResponse: { success: false },
+    });
+    expect(failureOutcome(new ProviderRejectedError('non_json', { providerStatus: 400 }))).toMatchObject({
+      reason: 'Refused by the payment provider',
+      providerResponse: { httpStatus: 400 },
+    });
+  });
+
+  it.each([new ProviderUnreachableError('connection refused'), new AgentBudgetExhaustedError(5)])('%p proves nothing was sent', (error) => {
+    expect(failureOutcome(error)).toEqual({ kind: 'not_sent', error, reason: `Not sent to the payment provider (${error.code})` });
+  });
+
+  it.each([new ProviderTimeoutError('no answer in 500 ms'), new ProviderServerError('HTTP 500', { providerStatus: 500 })])(
+    '%p: the answer was lost, the provider may have acted',
+    (error) => {
+      expect(failureOutcome(error)).toMatchObject({ kind: 'lost', error, reason: error.detail, code: error.code });
+    },
+  );
+
+  it('anything else after the call may have been sent: unexpected (UNKNOWN, never FAILED)', () => {
+    const error = new TypeError('bug');
+    expect(failureOutcome(error)).toEqual({ kind: 'unexpected', error });
+  });
+});
+
+describe('runProviderOperation', () => {
+  const link = { recordId: 'record-1', type: 'spec' };
+
+  it('stores PENDING with the link before the call, then records the answer', async () => {
+    const { type, rows, links } = memoryType();
+    const seen: string[] = [];
+    const result = await runProviderOperation(type, {
+      input: 'op-1',
+      link,
+      call: async (stored) => (seen.push(`call while ${rows.get(stored.id)?.status}`), 'answer'),
+      record: async (stored, answer) => ({ ...stored, status: 'DONE' as const, answer }),
+    });
+    expect(seen).toEqual(['call while PENDING']);
+    expect(links).toEqual([link]);
+    expect(result).toEqual({ id: 'op-1', status: 'DONE', answer: 'answer' });
+  });
+
+  it.each([
+    [new ProviderRejectedError('success_false', { providerStatus: 400 }), 'NOT_DONE', 'refused'],
+    [new ProviderUnreachableError('refused'), 'NOT_DONE', 'not_sent'],
+    [new ProviderTimeoutError('late'), 'UNKNOWN', 'lost'],
+    [new Error('bug'), 'UNKNOWN', 'unexpected'],
+  ])('%p: the failure is recorded (%s) and answered by the type', async (error, status, kind) => {
+    const { type, rows } = memoryType();
+    const record = jest.fn();
+    const answered = await runProviderOperation(type, { input: 'op-2', call: () => Promise.reject(error), record });
+    expect(answered).toEqual({ id: 'op-2', status, kind });
+    expect(rows.get('op-2')).toEqual({ id: 'op-2', status, kind });
+    expect(record).not.toHaveBeenCalled();
+  });
+
+  it('a type that removes what was not sent: the row goes, the provider error is the answer', async () => {
+    const { type, rows } = memoryType(true);
+    const error = new ProviderUnreachableError('refused');
+    await expect(runProviderOperation(type, { input: 'op-3', call: () => Promise.reject(error), record: jest.fn() })).rejects.toBe(error);
+    expect(rows.has('op-3')).toBe(false);
+  });
+
+  it('a lost answer is never removed, even by such a type', async () => {
+    const { type, rows } = memoryType(true);
+    await runProviderOperation(type, { input: 'op-4', call: () => Promise.reject(new ProviderTimeoutError('late')), record: jest.fn() });
+    expect(rows.get('op-4')).toMatchObject({ status: 'UNKNOWN' });
+  });
+});
+
+describe('resolveProviderOperation', () => {
+  /** A transaction that answers `moved` rows to the guarded UPDATE and records every statement it is sent. */
+  function fakePrisma(moved: number) {
+    const sent: { name: string; values: unknown[] }[] = [];
+    const run = (async (statement: { name: string }, values: unknown[]) => {
+      sent.push({ name: statement.name, values });
+      if (statement.name === TABLE.resolve.name) return { rows: [], count: moved };
+      const [, action, resourceType, resourceId, requestId, note, details] = values;
+      const row = {
+        id: 'e',
+        at: new Date(),
+        actor: 'boss',
+        action,
+        resourceType,
+        resourceId,
+        requestId,
+        note,
+        details: JSON.parse(String(details)),
+      };
+      return { rows: [row], count: 1 };
+    }) as unknown as TransactionRun;
+    const prisma = { inTransaction: <T>(work: (r: TransactionRun) => Promise<T>) => work(run) } as unknown as PrismaService;
+    return { prisma, sent };
+  }
+  const audit = {
+    actor: 'boss',
+    action: 'card_operation.resolved' as const,
+    resourceType: 'card_operation' as const,
+    resourceId: 'op',
+    requestId: null,
+    note: 'checked',
+    details: { kind: 'TOPUP' },
+  };
+
+  it('only UNKNOWN moves: the guarded UPDATE, what else the decision writes, and the audit event, in one transaction', async () => {
+    const { prisma, sent } = fakePrisma(1);
+    const also = jest.fn(async () => undefined);
+    expect(await resolveProviderOperation(prisma, TABLE, 'op', { status: 'NOT_DONE', actor: 'boss', note: 'checked' }, audit, also)).toBe(
+      true,
+    );
+    expect(sent.map((s) => s.name)).toEqual(['resolve_spec_operations', 'audit_append']);
+    expect(sent[0].values).toEqual(['op', 'NOT_DONE', expect.stringMatching(/Decided NOT_DONE by a person/), 'boss', 'checked']);
+    expect(JSON.parse(String(sent[1].values[6]))).toEqual({ kind: 'TOPUP', fromStatus: 'UNKNOWN', toStatus: 'NOT_DONE' });
+    expect(also).toHaveBeenCalledTimes(1);
+  });
+
+  it('decided meanwhile (the guard refused): false, nothing else written', async () => {
+    const { prisma, sent } = fakePrisma(0);
+    const also = jest.fn(async () => undefined);
+    expect(await resolveProviderOperation(prisma, TABLE, 'op', { status: 'DONE', actor: 'boss', note: 'n' }, audit, also)).toBe(false);
+    expect(sent.map((s) => s.name)).toEqual(['resolve_spec_operations']);
+    expect(sent[0].values[2]).toBeNull();
+    expect(also).not.toHaveBeenCalled();
+  });
+});
