@@ -4,11 +4,11 @@ import type { Logger } from 'pino';
 import type { AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError } from '../common/domain-error';
 import { MoneyError, parseStoredDecimal } from '../common/money';
-import type { IdempotencyLink } from '../idempotency/idempotency.repository';
 import { UUID_PATTERN } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { APP_LOGGER } from '../logging/logging.module';
+import type { OperationLink } from '../provider-operations/operation-tables';
 import {
   runProviderOperation,
   type ProviderFailure,
@@ -82,10 +82,10 @@ export class CardOperationRunner {
     return card;
   }
 
-  /** The idempotency record of the request in flight, to link to the operation it stores. */
-  linkTo(type: string): IdempotencyLink | undefined {
-    const recordId = this.idempotency.recoveryPoint();
-    return recordId ? { recordId, type } : undefined;
+  /** The idempotency claim of the request in flight, to link to the operation it stores as a resource of `type`. */
+  linkTo(type: string): OperationLink | undefined {
+    const claim = this.idempotency.pendingClaim();
+    return claim ? { claim, type } : undefined;
   }
 
   /**

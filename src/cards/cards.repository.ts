@@ -6,8 +6,14 @@ import { keysetListStatementFor, keysetListStatements, keysetListValues, type Li
 import { PrismaService } from '../database/prisma.service';
 import { column, sqlStatement } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
-import type { IdempotencyLink } from '../idempotency/idempotency.repository';
-import { IDEMPOTENCY_LINK, LINK_HELD, linkValues, registerOperationTable, storedRow } from '../provider-operations/operation-tables';
+import {
+  LINK_HELD,
+  linkedInsertValues,
+  OPERATION_LINK,
+  registerOperationTable,
+  storedRow,
+  type OperationLink,
+} from '../provider-operations/operation-tables';
 import { resolveProviderOperation, type ManualDecision } from '../provider-operations/resolve-provider-operation';
 import {
   MANUAL_CARD_OPERATION_OUTCOMES,
@@ -166,15 +172,15 @@ const CARD_LOCK = sqlStatement(
 
 // ------------------------------------------------------------------ operations
 
-/** A card operation stored PENDING ($4 on), linked to the request's idempotency record in the same statement ($1 to $3). */
+/** A card operation ($1, $11 on) stored PENDING, linked to the request's idempotency record in the same statement ($2 to $10). */
 const OPERATION_START = sqlStatement(
   repository,
   'startOperation',
   'card_operations_start',
   `
-  WITH ${IDEMPOTENCY_LINK}, o AS (
+  WITH ${OPERATION_LINK}, o AS (
     INSERT INTO card_operations (id, card_user_id, card_id, requested_by, kind, amount, currency, status, created_at)
-    SELECT $1::uuid, $4::uuid, $5::uuid, $6::text, $7::"CardOperationKind", $8::numeric, $9::text, 'PENDING', now()
+    SELECT $1::uuid, $11::uuid, $12::uuid, $13::text, $14::"CardOperationKind", $15::numeric, $16::text, 'PENDING', now()
     WHERE ${LINK_HELD}
     RETURNING *
   )
@@ -393,9 +399,9 @@ export class CardsRepository {
    * a retry after a crash finds the operation (409 idempotency_in_progress, nothing stored, when a
    * retry holds the record already).
    */
-  async startOperation(operation: NewCardOperation, link?: IdempotencyLink): Promise<CardOperationRecord> {
+  async startOperation(operation: NewCardOperation, link?: OperationLink): Promise<CardOperationRecord> {
     const rows = await this.prisma.run(OPERATION_START, [
-      ...linkValues(randomUUID(), link),
+      ...linkedInsertValues(randomUUID(), link),
       operation.cardUserId,
       operation.cardId,
       operation.requestedBy,

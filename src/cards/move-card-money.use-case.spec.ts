@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
 import type { IdempotencyService } from '../idempotency/idempotency.service';
-import type { IdempotencyLink } from '../idempotency/idempotency.repository';
+import type { OperationLink } from '../provider-operations/operation-tables';
 import type { CardsClient } from '../provider/clients/cards.client';
 import { ProviderRejectedError, ProviderTimeoutError, ProviderUnreachableError } from '../provider/provider.errors';
 import { CardOperationRunner } from './card-operation-runner';
@@ -19,7 +19,7 @@ const config = new ConfigService<AppConfig, true>({ currencies: { XAF: { code: '
 /** The repository's rules in memory: operations stored PENDING, completed once, the card's balance moved on success. */
 class FakeCardsRepository {
   readonly operations = new Map<string, CardOperationRecord>();
-  readonly links: (IdempotencyLink | undefined)[] = [];
+  readonly links: (OperationLink | undefined)[] = [];
 
   constructor(readonly card: CardRecord) {}
 
@@ -27,7 +27,7 @@ class FakeCardsRepository {
     return Promise.resolve(id === this.card.id ? { ...this.card } : undefined);
   }
 
-  startOperation(operation: NewCardOperation, link?: IdempotencyLink): Promise<CardOperationRecord> {
+  startOperation(operation: NewCardOperation, link?: OperationLink): Promise<CardOperationRecord> {
     const stored: CardOperationRecord = {
       id: `op-${this.operations.size + 1}`,
       ...operation,
@@ -99,7 +99,7 @@ function setUp(provider: Partial<Record<'topUp' | 'withdraw', jest.Mock>>, cardC
     ...cardChanges,
   };
   const repository = new FakeCardsRepository(card);
-  const idempotency = { recoveryPoint: () => 'idem-record-1', registerRecovery: jest.fn() } as unknown as IdempotencyService;
+  const idempotency = { pendingClaim: () => ({ id: 'idem-record-1' }), registerRecovery: jest.fn() } as unknown as IdempotencyService;
   const runner = new CardOperationRunner(repository as unknown as CardsRepository, idempotency, config, pino({ level: 'silent' }));
   const useCase = new MoveCardMoneyUseCase(
     repository as unknown as CardsRepository,
@@ -130,7 +130,7 @@ describe('MoveCardMoneyUseCase (card operation outcomes)', () => {
     expect(topUp).toHaveBeenCalledWith('pc-1', '250', 'XAF');
     expect(answer).toMatchObject({ kind: 'TOPUP', status: 'SUCCEEDED', amount: '250', newBalance: '1250', providerTransactionId: 'tx-9' });
     expect(repository.card.lastKnownBalance).toBe('1250');
-    expect(repository.links).toEqual([{ recordId: 'idem-record-1', type: 'card_operation' }]);
+    expect(repository.links).toEqual([{ claim: { id: 'idem-record-1' }, type: 'card_operation' }]);
   });
 
   it('provider rejection: FAILED, balance unchanged, the key kept (the provider answered)', async () => {

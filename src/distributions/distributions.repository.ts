@@ -9,7 +9,14 @@ import type { Proven, SameValues } from '../database/same-values';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
 import type { DistributionKind as DbDistributionKind, DistributionStatus as DbDistributionStatus } from '../generated/prisma/enums';
-import { IDEMPOTENCY_LINK, LINK_HELD, linkValues, registerOperationTable, storedRow } from '../provider-operations/operation-tables';
+import {
+  LINK_HELD,
+  linkedInsertValues,
+  OPERATION_LINK,
+  registerOperationTable,
+  storedRow,
+  type OperationLink,
+} from '../provider-operations/operation-tables';
 import { resolveProviderOperation, type ManualDecision } from '../provider-operations/resolve-provider-operation';
 import {
   DISTRIBUTION_KINDS,
@@ -84,25 +91,25 @@ const distributionSelect = (a: string, shares = 'distribution_shares') => `${a}.
   (SELECT COALESCE(json_agg(${shareJson('s')} ORDER BY s.position), '[]'::json) FROM ${shares} s WHERE s.distribution_id = ${a}.id) AS shares`;
 
 /**
- * A distribution stored PENDING ($4 on) with every share (arrays $13 to $16, in order), linked to the
- * request's idempotency record ($1 to $3) in the same statement.
+ * A distribution ($1, $11 on) stored PENDING with every share (arrays $20 to $23, in order), linked
+ * to the request's idempotency record ($2 to $10) in the same statement.
  */
 const CREATE_PENDING = sqlStatement(
   repository,
   'createPending',
   'distributions_create',
   `
-  WITH ${IDEMPOTENCY_LINK}, d AS (
+  WITH ${OPERATION_LINK}, d AS (
     INSERT INTO distributions (id, kind, created_by, payment_receiver, payment_id, payer, amount, currency, status, receiver_share_minor,
       provider_request, created_at)
-    SELECT $1::uuid, $4::"DistributionKind", $5::text, $6::text, $7::text, $8::text, $9::numeric, $10::text, 'PENDING', $11::int8,
-      $12::jsonb, now()
+    SELECT $1::uuid, $11::"DistributionKind", $12::text, $13::text, $14::text, $15::text, $16::numeric, $17::text, 'PENDING', $18::int8,
+      $19::jsonb, now()
     WHERE ${LINK_HELD}
     RETURNING *
   ), shares AS (
     INSERT INTO distribution_shares (distribution_id, position, matricule, rate, share_minor)
     SELECT d.id, x.position, x.matricule, x.rate, x.share_minor
-    FROM d CROSS JOIN unnest($13::int4[], $14::text[], $15::numeric[], $16::int8[]) AS x(position, matricule, rate, share_minor)
+    FROM d CROSS JOIN unnest($20::int4[], $21::text[], $22::numeric[], $23::int8[]) AS x(position, matricule, rate, share_minor)
     RETURNING *
   )
   SELECT ${distributionSelect('d', 'shares')} FROM d`,
@@ -176,16 +183,15 @@ export class DistributionsRepository {
 
   /**
    * Stores the distribution PENDING with every share, in one statement, before anything is sent.
-   * `undefined` when its paymentId is already taken (the unique index decided). With
-   * `idempotencyRecordId`, that record is linked to the distribution in the same statement, so
-   * that a retry after a crash finds it (409 idempotency_in_progress, nothing stored, when a retry
-   * holds the record already).
+   * `undefined` when its paymentId is already taken (the unique index decided). With `link`, the
+   * request's idempotency record is linked to the distribution in the same statement, so that a
+   * retry after a crash finds it (409 idempotency_in_progress, nothing stored, when a retry holds
+   * the record already).
    */
-  async createPending(distribution: NewDistribution, idempotencyRecordId?: string): Promise<DistributionRecord | undefined> {
-    const link = idempotencyRecordId ? { recordId: idempotencyRecordId, type: DISTRIBUTION_RESOURCE } : undefined;
+  async createPending(distribution: NewDistribution, link?: OperationLink): Promise<DistributionRecord | undefined> {
     try {
       const rows = await this.prisma.run(CREATE_PENDING, [
-        ...linkValues(randomUUID(), link),
+        ...linkedInsertValues(randomUUID(), link),
         distribution.kind,
         distribution.createdBy,
         distribution.paymentReceiver,

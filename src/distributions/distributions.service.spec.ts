@@ -9,6 +9,7 @@ import { loadAppConfig } from '../config/app-config';
 import type { IdempotencyService } from '../idempotency/idempotency.service';
 import { IDEMPOTENT_METADATA, type IdempotentRoute } from '../idempotency/idempotent-route';
 import type { DistributionClient } from '../provider/clients/distribution.client';
+import type { OperationLink } from '../provider-operations/operation-tables';
 import {
   AgentBudgetExhaustedError,
   ProviderAuthenticationError,
@@ -31,7 +32,7 @@ class MemoryDistributions {
   readonly links = new Map<string, string | undefined>();
   readonly audits: NewAuditEvent[] = [];
 
-  async createPending(distribution: NewDistribution, idempotencyRecordId?: string) {
+  async createPending(distribution: NewDistribution, link?: OperationLink) {
     if (distribution.paymentId && [...this.rows.values()].some((row) => row.paymentId === distribution.paymentId)) return undefined;
     const row: DistributionRecord = {
       ...distribution,
@@ -44,7 +45,7 @@ class MemoryDistributions {
       completedAt: null,
     };
     this.rows.set(row.id, row);
-    this.links.set(row.id, idempotencyRecordId);
+    this.links.set(row.id, link?.claim.id);
     return structuredClone(row);
   }
   async findByPaymentId(paymentId: string) {
@@ -114,7 +115,7 @@ const fiatRequest = () => ({
 function setup() {
   const repository = new MemoryDistributions();
   const client = new ScriptedDistributionClient();
-  const idempotency = { recoveryPoint: () => RECORD_ID, registerRecovery: () => undefined };
+  const idempotency = { pendingClaim: () => ({ id: RECORD_ID }), registerRecovery: () => undefined };
   const service = new DistributionsService(
     repository as unknown as DistributionsRepository,
     client as unknown as DistributionClient,

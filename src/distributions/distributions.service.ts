@@ -67,7 +67,7 @@ export class DistributionsService implements OnModuleInit {
       log: logger,
       describe: (distribution) => ({ distributionId: distribution.id, kind: distribution.kind }),
       store: async ({ distribution }, link) => {
-        const stored = await this.distributions.createPending(distribution, link?.recordId);
+        const stored = await this.distributions.createPending(distribution, link);
         if (stored) return stored;
         if (!distribution.paymentId) throw new Error('a fiat distribution has no unique field to collide on');
         const existing = await this.distributions.findByPaymentId(distribution.paymentId);
@@ -209,10 +209,10 @@ export class DistributionsService implements OnModuleInit {
    * freeing its paymentId, and is the caller's answer (the idempotency key is released too).
    */
   private async submit(user: AuthUser, distribution: NewDistribution, send: () => Promise<SuccessMessage>): Promise<DistributionDto> {
-    const recordId = this.idempotency.recoveryPoint();
+    const claim = this.idempotency.pendingClaim();
     const recorded = await runProviderOperation(this.type, {
       input: { user, distribution },
-      link: recordId ? { recordId, type: DISTRIBUTION_RESOURCE } : undefined,
+      link: claim ? { claim, type: DISTRIBUTION_RESOURCE } : undefined,
       call: send,
       record: (stored, answer) =>
         this.record(

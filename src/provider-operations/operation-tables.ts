@@ -1,7 +1,7 @@
 import type { AuditAction, AuditResourceType } from '../audit/audit.types';
 import { column, sqlStatement, type SqlStatement } from '../database/sql-statement';
 import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
-import type { IdempotencyLink } from '../idempotency/idempotency.repository';
+import { idempotencyLinkCte, idempotencyLinkValues, type IdempotencyClaim } from '../idempotency/idempotency.repository';
 
 /** What an operation interrupted between its provider call and the write of the answer is marked with. */
 export const INTERRUPTED_REASON = 'Sent to the provider, but its answer was never recorded (the service stopped)';
@@ -71,24 +71,30 @@ export function registeredOperationTables(): OperationTable[] {
 }
 
 /**
- * The first CTE of a statement that stores an operation PENDING, linked to the idempotency record
- * of the request in the same statement (the recovery point): `$1` is the new row's id (made by the
- * caller), `$2` the idempotency record (NULL when the request has none), `$3` the resource type
- * the record will name. The INSERT that follows selects its row `WHERE ${LINK_HELD}`: when the
- * record is no longer the request's (a retry claimed it), nothing is stored and no row comes back.
+ * What links a stored operation to the request's idempotency record (its recovery point): the
+ * request's claim of its key (`IdempotencyService.pendingClaim()`), and the resource type the record
+ * will name (how a retry of a request that died answers it, `registerRecovery`).
  */
-export const IDEMPOTENCY_LINK = `link AS (
-    UPDATE idempotency_records SET resource_type = $3::text, resource_id = $1::uuid
-    WHERE $2::uuid IS NOT NULL AND id = $2::uuid AND state = 'in_progress'
-    RETURNING id
-  )`;
+export interface OperationLink {
+  claim: IdempotencyClaim;
+  type: string;
+}
 
-/** The condition of the INSERT after IDEMPOTENCY_LINK. */
+/**
+ * The first CTE of a statement that stores an operation PENDING linked to the request's
+ * idempotency record in the same statement: the idempotency area's one link (idempotencyLinkCte),
+ * its parameters `$2` to `$10`; `$1` is the new row's id. The INSERT that follows selects its row
+ * `WHERE ${LINK_HELD}`: when the record is no longer the request's (a retry took it over), nothing
+ * is stored and no row comes back (storedRow). Values: linkedInsertValues.
+ */
+export const OPERATION_LINK = idempotencyLinkCte(2);
+
+/** The condition of the INSERT after OPERATION_LINK. */
 export const LINK_HELD = `($2::uuid IS NULL OR EXISTS (SELECT 1 FROM link))`;
 
-/** `$1` to `$3` of a statement starting with IDEMPOTENCY_LINK. */
-export function linkValues(id: string, link: IdempotencyLink | undefined): [string, string | null, string | null] {
-  return [id, link?.recordId ?? null, link?.type ?? null];
+/** `$1` to `$10` of a statement starting with OPERATION_LINK: the new row's id, then its link (all NULL without one). */
+export function linkedInsertValues(id: string, link: OperationLink | undefined): unknown[] {
+  return [id, ...idempotencyLinkValues(link?.claim, { type: link?.type ?? '', id })];
 }
 
 /** The row a linked insert stored; none means the request lost its idempotency record to a retry (409, nothing stored). */

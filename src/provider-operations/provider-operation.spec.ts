@@ -92,7 +92,8 @@ describe('failureOutcome: one classification of provider errors for every operat
 });
 
 describe('runProviderOperation', () => {
-  const link = { recordId: 'record-1', type: 'spec' };
+  const claim = { id: 'record-1', userId: 'u', scope: 'spec.run', key: 'k', requestHash: 'h', ttlSeconds: 60, leaseMs: 1000 };
+  const link = { claim, type: 'spec' };
 
   it('stores PENDING with the link before the call, then records the answer', async () => {
     const { type, rows, links } = memoryType();

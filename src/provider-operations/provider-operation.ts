@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { IdempotencyLink } from '../idempotency/idempotency.repository';
 import { maskCardNumbersIn, redact } from '../logging/redaction';
 import { providerErrorOf, ProviderError, ProviderRejectedError, provesNotSent } from '../provider/provider.errors';
-import type { OperationTable } from './operation-tables';
+import type { OperationLink, OperationTable } from './operation-tables';
 
 /**
  * How a provider call that threw ends its operation:
@@ -64,9 +63,9 @@ export interface ProviderOperationType<Stored extends { id: string }, Input, Fai
   describe(stored: Stored): Record<string, unknown>;
   /**
    * Stores it PENDING, before anything is sent, linked to the request's idempotency record in the
-   * same statement when there is one (IDEMPOTENCY_LINK, storedRow).
+   * same statement when there is one (OPERATION_LINK, storedRow).
    */
-  store(input: Input, link: IdempotencyLink | undefined): Promise<Stored>;
+  store(input: Input, link: OperationLink | undefined): Promise<Stored>;
   /** Writes a failure: FAILED (or its type's word for it) for `refused` and `not_sent`, UNKNOWN for `lost` and `unexpected`. */
   recordFailure(stored: Stored, failure: ProviderFailure, input: Input): Promise<Stored>;
   /**
@@ -81,7 +80,7 @@ export interface ProviderOperationType<Stored extends { id: string }, Input, Fai
 /** One request's run of an operation: what it asks, the idempotency link, the call, and what the answer does. */
 export interface ProviderOperationRequest<Stored, Input, Answer, Result> {
   input: Input;
-  link?: IdempotencyLink;
+  link?: OperationLink;
   /** The provider call (the typed client), for the stored PENDING operation. */
   call(stored: Stored): Promise<Answer>;
   /** Records what the provider answered (with what it changes elsewhere, in the same statement) and shapes the result. */

@@ -214,12 +214,22 @@ SELECT c.id FROM cards c WHERE c.id = $1::uuid FOR UPDATE;
 -- card_operations_start (startOperation)
 -- answers: id uuid, cardUserId uuid, cardId uuid?, ownerId text, requestedBy text, kind CardOperationKind, amount text?, currency text?, status CardOperationStatus, providerTransactionId text?, newBalance text?, providerResponse jsonb?, failureReason text?, createdAt timestamptz, completedAt timestamptz?
 WITH link AS (
-  UPDATE idempotency_records SET resource_type = $3::text, resource_id = $1::uuid
-  WHERE $2::uuid IS NOT NULL AND id = $2::uuid AND state = 'in_progress'
-  RETURNING id
+  INSERT INTO idempotency_records AS r (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until,
+                                         resource_type, resource_id)
+  SELECT $2::uuid, $3::text, $4::text, $5::text, $6::text, 'in_progress', now(),
+         now() + make_interval(secs => $7::float8), now() + make_interval(secs => $8::float8), $9::text, $10::uuid
+  WHERE $2::uuid IS NOT NULL
+  ON CONFLICT (user_id, scope, key) DO UPDATE
+    SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = 'in_progress', response_status = NULL,
+        response_body = NULL, completed_at = NULL, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
+        created_at = CASE WHEN r.id = EXCLUDED.id THEN r.created_at ELSE EXCLUDED.created_at END,
+        expires_at = CASE WHEN r.id = EXCLUDED.id THEN r.expires_at ELSE EXCLUDED.expires_at END,
+        lease_until = EXCLUDED.lease_until
+    WHERE r.expires_at <= now() OR (r.id = EXCLUDED.id AND r.state = 'in_progress')
+  RETURNING r.id
 ), o AS (
   INSERT INTO card_operations (id, card_user_id, card_id, requested_by, kind, amount, currency, status, created_at)
-  SELECT $1::uuid, $4::uuid, $5::uuid, $6::text, $7::"CardOperationKind", $8::numeric, $9::text, 'PENDING', now()
+  SELECT $1::uuid, $11::uuid, $12::uuid, $13::text, $14::"CardOperationKind", $15::numeric, $16::text, 'PENDING', now()
   WHERE ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM link))
   RETURNING *
 )

@@ -3,20 +3,30 @@
 -- distributions_create (createPending)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
 WITH link AS (
-  UPDATE idempotency_records SET resource_type = $3::text, resource_id = $1::uuid
-  WHERE $2::uuid IS NOT NULL AND id = $2::uuid AND state = 'in_progress'
-  RETURNING id
+  INSERT INTO idempotency_records AS r (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until,
+                                         resource_type, resource_id)
+  SELECT $2::uuid, $3::text, $4::text, $5::text, $6::text, 'in_progress', now(),
+         now() + make_interval(secs => $7::float8), now() + make_interval(secs => $8::float8), $9::text, $10::uuid
+  WHERE $2::uuid IS NOT NULL
+  ON CONFLICT (user_id, scope, key) DO UPDATE
+    SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = 'in_progress', response_status = NULL,
+        response_body = NULL, completed_at = NULL, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
+        created_at = CASE WHEN r.id = EXCLUDED.id THEN r.created_at ELSE EXCLUDED.created_at END,
+        expires_at = CASE WHEN r.id = EXCLUDED.id THEN r.expires_at ELSE EXCLUDED.expires_at END,
+        lease_until = EXCLUDED.lease_until
+    WHERE r.expires_at <= now() OR (r.id = EXCLUDED.id AND r.state = 'in_progress')
+  RETURNING r.id
 ), d AS (
   INSERT INTO distributions (id, kind, created_by, payment_receiver, payment_id, payer, amount, currency, status, receiver_share_minor,
     provider_request, created_at)
-  SELECT $1::uuid, $4::"DistributionKind", $5::text, $6::text, $7::text, $8::text, $9::numeric, $10::text, 'PENDING', $11::int8,
-    $12::jsonb, now()
+  SELECT $1::uuid, $11::"DistributionKind", $12::text, $13::text, $14::text, $15::text, $16::numeric, $17::text, 'PENDING', $18::int8,
+    $19::jsonb, now()
   WHERE ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM link))
   RETURNING *
 ), shares AS (
   INSERT INTO distribution_shares (distribution_id, position, matricule, rate, share_minor)
   SELECT d.id, x.position, x.matricule, x.rate, x.share_minor
-  FROM d CROSS JOIN unnest($13::int4[], $14::text[], $15::numeric[], $16::int8[]) AS x(position, matricule, rate, share_minor)
+  FROM d CROSS JOIN unnest($20::int4[], $21::text[], $22::numeric[], $23::int8[]) AS x(position, matricule, rate, share_minor)
   RETURNING *
 )
 SELECT d.id, d.kind, d.created_by AS "createdBy",
