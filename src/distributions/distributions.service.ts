@@ -300,7 +300,8 @@ function distributionOutcomeOf(failure: ProviderFailure): DistributionOutcome {
         providerResponse: failure.providerResponse,
       };
     case 'not_sent':
-      return { status: 'REJECTED', failureReason: failure.reason, providerMessage: null, providerResponse: { error: failure.error.code } };
+      // The type removes what was provably not sent (removeNotSent): runProviderOperation never records it.
+      throw new Error('a distribution that was not sent is removed, never recorded');
     case 'lost':
       return {
         status: 'UNKNOWN',
