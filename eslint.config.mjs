@@ -50,6 +50,29 @@ export default tseslint.config(
     },
   },
   {
+    // The data-access rule (ARCHITECTURE.md, docs/adr/0007): repositories send written-out statements
+    // with declared columns; Prisma's model API, raw queries and transactions are not used in src/.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', '$transaction'].map((property) => ({
+          property,
+          message: 'Write the statement out with sqlStatement (ARCHITECTURE.md#data-access).',
+        })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression > MemberExpression[property.name=/^(findMany|findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|create|createMany|createManyAndReturn|update|updateMany|upsert|delete|deleteMany|count|aggregate|groupBy)$/] > MemberExpression.object[object.property.name='prisma']",
+          message: "Prisma's model API is not used in src/: write the statement out with sqlStatement (ARCHITECTURE.md#data-access).",
+        },
+      ],
+    },
+  },
+  {
     // A pattern that backtracks super-linearly turns a long input into seconds of a blocked event loop.
     plugins: { regexp },
     rules: {
