@@ -13,12 +13,12 @@ import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { AgentBudgetService } from '../provider/agent-budget.service';
 import { PayinClient } from '../provider/clients/payin.client';
-import { ProviderError, ProviderRejectedError, provesNotSent, type ProviderErrorCarrier } from '../provider/provider.errors';
 import type { PayinEnvelope } from '../provider/provider.types';
+import { runProviderOperation, type ProviderFailure, type ProviderOperationType } from '../provider-operations/provider-operation';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
 import { OrderStreams, type OrderStreamClient } from './order-streams';
-import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
+import { ORDER_STATUSES, type NewOrder, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService, jsonTextAround } from '../idempotency/idempotency.service';
 import { ORDER_RESOURCE, OrdersRepository, submittedOrder, type OrderListRow } from './orders.repository';
@@ -52,9 +52,26 @@ const CSV_COLUMNS = [
   'needsReview',
 ] as const satisfies readonly (keyof OrderDto)[];
 
+/** What a pay-in asks: the order to store, and what the provider call needs besides. */
+interface PayinOrderInput {
+  order: NewOrder;
+  /** The amount as the provider's JSON number (exact: checked before anything is stored). */
+  providerAmount: number;
+  otp?: string;
+}
+
+/** A stored order, as the lifecycle carries it between its steps. */
+interface StoredOrder {
+  id: string;
+  order: OrderRecord;
+  /** Whether the store statement took the pay-in's slot of the /api/agent budget. */
+  budgetTaken: boolean;
+}
+
 @Injectable()
 export class OrdersService implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
+  private readonly payinOrders: ProviderOperationType<StoredOrder, PayinOrderInput, OrderDto>;
 
   constructor(
     private readonly orders: OrdersRepository,
@@ -69,6 +86,7 @@ export class OrdersService implements OnModuleInit {
     private readonly budget: AgentBudgetService,
   ) {
     this.currencies = config.get('currencies', { infer: true });
+    this.payinOrders = this.payinOrderType(logger.child({ component: 'orders' }));
   }
 
   onModuleInit() {
@@ -111,8 +129,8 @@ export class OrdersService implements OnModuleInit {
       throw error;
     }
 
-    const created = await this.orders.create(
-      {
+    const input: PayinOrderInput = {
+      order: {
         reference: `ord_${randomUUID().replace(/-/g, '')}`,
         customerId: user.id,
         amount: checked.money.toString(),
@@ -123,50 +141,74 @@ export class OrdersService implements OnModuleInit {
         payer: dto.payer,
         payerEmail: dto.payerEmail,
       },
-      this.idempotency.pendingClaim(),
-      this.budget.hourlyLimit,
-    );
-    this.events.publishLocal(created.event);
-    const order = created.order;
+      providerAmount,
+      otp: dto.otp,
+    };
+    const claim = this.idempotency.pendingClaim();
+    return runProviderOperation(this.payinOrders, {
+      input,
+      link: claim && { claim, type: ORDER_RESOURCE },
+      call: (stored) => {
+        const collect = () =>
+          this.payin.collect(
+            {
+              wallet: stored.order.wallet,
+              amount: input.providerAmount,
+              currency: stored.order.currency,
+              order_id: stored.order.reference,
+              description: stored.order.description,
+              payer: stored.order.payer,
+              payerEmail: stored.order.payerEmail,
+              ...this.callbackUrls.urlsFor(stored.id),
+            },
+            { service: stored.order.service, ...(input.otp ? { otp: input.otp } : {}) },
+          );
+        return stored.budgetTaken ? this.budget.withSlotTaken(collect) : collect();
+      },
+      record: async (stored, envelope) => this.answerOf(await this.recordSubmission(stored, acceptedOutcome(envelope), true)),
+    });
+  }
 
-    let outcome: SubmissionOutcome;
-    let notSent: ProviderError | ProviderErrorCarrier | undefined;
-    try {
-      const collect = () =>
-        this.payin.collect(
-          {
-            wallet: order.wallet,
-            amount: providerAmount,
-            currency: order.currency,
-            order_id: order.reference,
-            description: order.description,
-            payer: order.payer,
-            payerEmail: order.payerEmail,
-            ...this.callbackUrls.urlsFor(order.id),
-          },
-          { service: order.service, ...(dto.otp ? { otp: dto.otp } : {}) },
-        );
-      const envelope = await (created.budgetTaken ? this.budget.withSlotTaken(collect) : collect());
-      outcome = acceptedOutcome(envelope);
-    } catch (error) {
-      outcome = failedOutcome(error);
-      if (provesNotSent(error)) notSent = error;
-      else if (!(error instanceof ProviderError))
-        this.logger.error({ err: error, orderId: order.id }, 'unexpected error while submitting a pay-in');
-    }
-    // The answer is stored with the outcome when it is the answer: not when the error proving nothing was sent is.
-    const inline = notSent ? undefined : this.idempotency.inlineAnswer();
-    const expected = inline && jsonTextAround(this.toDto(submittedOrder(order, outcome)), 'updatedAt');
+  /** A pay-in order as an operation on the provider (the lifecycle of src/provider-operations). */
+  private payinOrderType(log: Logger): ProviderOperationType<StoredOrder, PayinOrderInput, OrderDto> {
+    return {
+      name: 'pay-in order',
+      log,
+      describe: (stored) => ({ orderId: stored.id }),
+      // One round trip: the order, its history entry and event, the request's key claim linked to it, the budget slot.
+      store: async (input, link) => {
+        const created = await this.orders.create(input.order, link?.claim, this.budget.hourlyLimit);
+        this.events.publishLocal(created.event);
+        return { id: created.order.id, order: created.order, budgetTaken: created.budgetTaken };
+      },
+      // FAILED for a refusal or a proof nothing was sent (the error is then the answer), UNKNOWN when the answer was lost.
+      recordFailure: async (stored, failure) => this.recordSubmission(stored, submissionOutcomeOf(failure), failure.kind !== 'not_sent'),
+      answerFailure: (recorded, failure) => {
+        if (failure.kind === 'not_sent') throw failure.error;
+        return this.answerOf(recorded);
+      },
+    };
+  }
+
+  /**
+   * One round trip: the outcome, its history entry and event, and (`answerInline`) the request's
+   * idempotent answer, which is the order as this write leaves it.
+   */
+  private async recordSubmission(stored: StoredOrder, outcome: SubmissionOutcome, answerInline: boolean): Promise<StoredOrder> {
+    const inline = answerInline ? this.idempotency.inlineAnswer() : undefined;
+    const expected = inline && jsonTextAround(this.toDto(submittedOrder(stored.order, outcome)), 'updatedAt');
     const recorded = await this.orders.recordSubmission(
-      order.id,
+      stored.id,
       outcome,
       inline && expected && { ...inline, textBeforeUpdatedAt: expected.before, textAfterUpdatedAt: expected.after },
     );
     this.events.publishLocal(recorded.event);
-    if (notSent) throw notSent;
-    const answer = this.toDto(recorded.order);
     if (recorded.answerStored) this.idempotency.answerStoredInline();
-    return answer;
+    return { ...stored, order: recorded.order };
+  }
+
+  private answerOf(stored: StoredOrder): OrderDto {
+    return this.toDto(stored.order);
   }
 
   async get(user: AuthUser, id: string): Promise<OrderDetailDto> {
@@ -318,20 +360,24 @@ function acceptedOutcome(envelope: PayinEnvelope): SubmissionOutcome {
   return { status: 'UNKNOWN', detail: `Unrecognised provider answer (status ${String(envelope?.status)})` };
 }
 
-function failedOutcome(error: unknown): SubmissionOutcome {
-  if (error instanceof ProviderRejectedError) {
-    const data = (error.body as { data?: { reference?: unknown } } | undefined)?.data;
-    return {
-      status: 'FAILED',
-      failureReason: error.providerMessage ?? 'Rejected by the payment provider',
-      providerReference: typeof data?.reference === 'string' ? data.reference : null,
-    };
+/** How a failed pay-in ends its order (failureOutcome's classification, one rule for every operation). */
+function submissionOutcomeOf(failure: ProviderFailure): SubmissionOutcome {
+  switch (failure.kind) {
+    case 'refused': {
+      const data = (failure.error.body as { data?: { reference?: unknown } } | undefined)?.data;
+      return {
+        status: 'FAILED',
+        failureReason: failure.providerMessage ?? 'Rejected by the payment provider',
+        providerReference: typeof data?.reference === 'string' ? data.reference : null,
+      };
+    }
+    case 'not_sent':
+      return { status: 'FAILED', failureReason: failure.reason };
+    case 'lost':
+      return { status: 'UNKNOWN', detail: failure.reason };
+    case 'unexpected':
+      return { status: 'UNKNOWN', detail: 'The submission failed unexpectedly after it may have been sent' };
   }
-  if (provesNotSent(error)) return { status: 'FAILED', failureReason: `Not sent to the payment provider (${error.code})` };
-  return {
-    status: 'UNKNOWN',
-    detail: error instanceof ProviderError ? error.detail : 'The submission failed unexpectedly after it may have been sent',
-  };
 }
 
 /** Every status, zero included: a series that vanishes at zero reads as "no data" on a dashboard. */

@@ -56,8 +56,12 @@ export function failureOutcome(error: unknown): ProviderFailure {
 export interface ProviderOperationType<Stored extends { id: string }, Input, Failed = never> {
   /** Its name in log lines, e.g. `card operation`. */
   readonly name: string;
-  /** Its table (registerOperationTable): swept when interrupted, decided by a person when UNKNOWN. */
-  readonly table: OperationTable;
+  /**
+   * Its table (registerOperationTable): swept when interrupted, decided by a person when UNKNOWN.
+   * Absent for a type whose rows carry more than the table holds and sweep and resolve themselves:
+   * pay-in orders (their history, live events and the provider's callbacks, a second source of truth).
+   */
+  readonly table?: OperationTable;
   readonly log: Logger;
   /** The fields naming it in a log line. */
   describe(stored: Stored): Record<string, unknown>;
