@@ -1,19 +1,16 @@
-import type { PageRequest } from '../common/pagination';
-import { keysetPage, withinPeriod } from '../database/list-queries';
-import { PURGE_STATEMENT_TIMEOUT_MS, TRANSACTION_LIMITS } from '../database/transaction-limits';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Prisma } from '../generated/prisma/client';
+import type { PageRequest } from '../common/pagination';
 import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
-import { sqlStatement } from '../database/sql-statement';
-import type { CallbackResult as DbCallbackResult } from '../generated/prisma/enums';
-import type { Proven, SameValues } from '../database/same-values';
+import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
 import { PrismaService } from '../database/prisma.service';
-import { ORDER_CALLBACKS, type OrderCallbacks } from '../orders/order-callbacks.port';
+import { column, sqlStatement, type RowOf } from '../database/sql-statement';
+import { PURGE_STATEMENT_TIMEOUT_MS } from '../database/transaction-limits';
+import { CALLBACK_RESULTS, ORDER_CALLBACKS, type OrderCallbacks } from '../orders/order-callbacks.port';
 import { decideCallback } from './callback-decision';
 import type { CallbackRecord, CallbackResult, IncomingCallback, StoredCallback } from './callback.types';
 
-/** CALLBACK_RESULTS (orders/order.types.ts, through order-callbacks.port.ts) is the database enum, value for value. */
-export type CallbackEnumsMatch = Proven<SameValues<CallbackResult, DbCallbackResult>>;
+/** The SQL of CallbacksRepository, written out (listed in src/queries/callbacks.repository.sql). */
+const repository = 'callbacks.repository';
 
 export interface CallbackFilter {
   orderId?: string;
@@ -23,9 +20,60 @@ export interface CallbackFilter {
   to?: Date;
 }
 
+/** A stored callback; `result` is the database enum, whose labels are CALLBACK_RESULTS (checked by the statement shapes test). */
+const CALLBACK_COLUMNS = {
+  id: column.uuid,
+  orderId: column.uuid.orNull,
+  pathOrderId: column.text,
+  outcome: column.text,
+  result: column.enum('CallbackResult', CALLBACK_RESULTS),
+  method: column.text,
+  query: column.jsonb,
+  headers: column.jsonb,
+  contentType: column.text.orNull,
+  rawBody: column.text.orNull,
+  remoteIp: column.text.orNull,
+  requestId: column.text.orNull,
+  receivedAt: column.timestamptz,
+};
+const SELECT = (p: string) =>
+  `${p}.id, ${p}.order_id AS "orderId", ${p}.path_order_id AS "pathOrderId", ${p}.outcome, ${p}.result, ${p}.method, ${p}.query,
+  ${p}.headers, ${p}.content_type AS "contentType", ${p}.raw_body AS "rawBody", ${p}.remote_ip AS "remoteIp",
+  ${p}.request_id AS "requestId", ${p}.received_at AS "receivedAt"`;
+
+/** Stores a callback, in the transaction that locked its order (when its token proved one). */
+const STORE = sqlStatement(
+  repository,
+  'storeAndApply',
+  'callbacks_store',
+  `
+  INSERT INTO provider_callbacks AS p (id, order_id, path_order_id, outcome, result, method, query, headers, content_type, raw_body,
+                                       remote_ip, request_id, received_at)
+  VALUES (gen_random_uuid(), $1::uuid, $2::text, $3::text, $4::"CallbackResult", $5::text, $6::jsonb, $7::jsonb, $8::text, $9::text,
+          $10::text, $11::text, now())
+  RETURNING ${SELECT('p')}`,
+  CALLBACK_COLUMNS,
+);
+
+const LIST_FILTERS: readonly ListFilter<CallbackFilter>[] = [
+  ['orderId', 'order', (n) => `p.order_id = $${n}::uuid`],
+  ['outcome', 'outcome', (n) => `p.outcome = $${n}::text`],
+  ['result', 'result', (n) => `p.result = $${n}::"CallbackResult"`],
+];
+const LIST = keysetListStatements({
+  repository,
+  usedBy: 'list',
+  prefix: 'callbacks_page',
+  from: 'provider_callbacks p',
+  time: 'p.received_at',
+  select: SELECT('p'),
+  columns: CALLBACK_COLUMNS,
+  filters: LIST_FILTERS,
+});
+
 /** The purge's batch: REJECTED callbacks older than $1 days that reached no order, at most $2 of them. */
 const PURGE_REJECTED = sqlStatement(
-  'callbacks.repository',
+  repository,
   'tryPurgeRejectedAsLeader',
   'callbacks_purge_rejected',
   `
@@ -48,38 +96,34 @@ export class CallbacksRepository {
    * order locked: a callback is never stored without its effect, nor applied without its record.
    */
   async storeAndApply(incoming: IncomingCallback): Promise<StoredCallback> {
-    return this.prisma.$transaction(async (tx) => {
-      const order = incoming.verified ? await this.orders.lockForCallback(tx, incoming.verified.orderId) : undefined;
+    return this.prisma.inTransaction(async (run) => {
+      const order = incoming.verified ? await this.orders.lockForCallback(run, incoming.verified.orderId) : undefined;
       const decision = decideCallback(order?.status, incoming.verified?.outcome);
-      const row = await tx.providerCallback.create({
-        data: {
-          orderId: order?.id ?? null,
-          pathOrderId: incoming.pathOrderId.slice(0, 100),
-          outcome: incoming.outcome.slice(0, 20),
-          result: decision.result,
-          method: incoming.method,
-          query: incoming.query ?? {},
-          headers: incoming.headers ?? {},
-          contentType: incoming.contentType,
-          rawBody: incoming.rawBody,
-          remoteIp: incoming.remoteIp,
-          requestId: incoming.requestId,
-        },
-      });
-      const callback = toCallback(row);
-      if (!order || !decision.transition) return { callback };
-      return { callback, event: await this.orders.applyCallbackTransition(tx, order, decision.transition, row.id) };
-    }, TRANSACTION_LIMITS);
+      const {
+        rows: [callback],
+      } = await run(STORE, [
+        order?.id ?? null,
+        incoming.pathOrderId.slice(0, 100),
+        incoming.outcome.slice(0, 20),
+        decision.result,
+        incoming.method,
+        JSON.stringify(incoming.query ?? {}),
+        JSON.stringify(incoming.headers ?? {}),
+        incoming.contentType,
+        incoming.rawBody,
+        incoming.remoteIp,
+        incoming.requestId,
+      ]);
+      if (!order || !decision.transition) return { callback: toCallback(callback) };
+      return {
+        callback: toCallback(callback),
+        event: await this.orders.applyCallbackTransition(run, order, decision.transition, callback.id),
+      };
+    });
   }
 
   async list(filter: CallbackFilter, page: PageRequest): Promise<CallbackRecord[]> {
-    const where: Prisma.ProviderCallbackWhereInput = {
-      ...(filter.orderId ? { orderId: filter.orderId } : {}),
-      ...(filter.outcome ? { outcome: filter.outcome } : {}),
-      ...(filter.result ? { result: filter.result } : {}),
-      ...withinPeriod('receivedAt', filter),
-    };
-    const rows = await this.prisma.providerCallback.findMany(keysetPage('receivedAt', where, page));
+    const rows = await this.prisma.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
     return rows.map(toCallback);
   }
 
@@ -99,6 +143,6 @@ export class CallbacksRepository {
   }
 }
 
-function toCallback(row: Prisma.ProviderCallbackGetPayload<object>): CallbackRecord {
+function toCallback(row: RowOf<typeof CALLBACK_COLUMNS>): CallbackRecord {
   return row;
 }
