@@ -1,40 +1,70 @@
-import { keysetPage, withinPeriod } from './list-queries';
+import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from './list-queries';
+import { column } from './sql-statement';
+
+interface Filter {
+  ownerId?: string;
+  status?: string;
+}
+
+const FILTERS: readonly ListFilter<Filter>[] = [
+  ['ownerId', 'owner', (n) => `t.owner_id = $${n}::text`],
+  ['status', 'status', (n) => `t.status = $${n}::text`],
+];
+const LIST = keysetListStatements({
+  repository: 'list-queries.spec',
+  usedBy: 'test',
+  prefix: 'test_list_queries',
+  from: 'things t',
+  time: 't.created_at',
+  select: 't.id',
+  columns: { id: column.uuid },
+  filters: FILTERS,
+});
 
 const at = new Date('2026-11-23T10:00:00.000Z');
 const id = '0f337719-beae-4580-8ccb-ad6a610d08cf';
 
-describe('keysetPage', () => {
-  it('the first page: the filter as given, newest first with the id breaking ties', () => {
-    expect(keysetPage('createdAt', { status: 'PENDING' }, { limit: 51 })).toEqual({
-      where: { status: 'PENDING' },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: 51,
-    });
-  });
-
-  it('a later page: the filter, the time bound where the index scan starts, and strictly after the position, on its own time field', () => {
-    expect(keysetPage('receivedAt', { outcome: 'success' }, { limit: 11, after: { at, id } })).toEqual({
-      where: {
-        AND: [
-          { outcome: 'success' },
-          { receivedAt: { lte: at } },
-          { OR: [{ receivedAt: { lt: at } }, { receivedAt: at, id: { lt: id } }] },
-        ],
-      },
-      orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
-      take: 11,
-    });
+describe('keysetListStatements', () => {
+  it('one statement per set of filters, each condition numbered after the five fixed parameters', () => {
+    expect(LIST.map((s) => s.name)).toEqual([
+      'test_list_queries_all',
+      'test_list_queries_owner',
+      'test_list_queries_status',
+      'test_list_queries_owner_status',
+    ]);
+    expect(LIST[0].text).not.toContain('$6');
+    expect(LIST[2].text).toContain('t.status = $6::text');
+    expect(LIST[3].text).toContain('t.owner_id = $6::text');
+    expect(LIST[3].text).toContain('t.status = $7::text');
+    expect(LIST[3].text).toContain('ORDER BY t.created_at DESC, t.id DESC');
   });
 });
 
-describe('withinPeriod', () => {
-  const from = new Date('2026-11-01T00:00:00.000Z');
-  const to = new Date('2026-12-01T00:00:00.000Z');
+describe('keysetListStatementFor and keysetListValues', () => {
+  it('the first page without filters: infinite bounds, no position, the limit', () => {
+    expect(keysetListStatementFor<(typeof LIST)[number], Filter>(LIST, FILTERS, {})).toBe(LIST[0]);
+    expect(keysetListValues(FILTERS, {}, { limit: 51 })).toEqual([
+      '-infinity',
+      'infinity',
+      'infinity',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      51,
+    ]);
+  });
 
-  it('is the half-open window [from, to) on the field, either bound alone, or nothing', () => {
-    expect(withinPeriod('at', { from, to })).toEqual({ at: { gte: from, lt: to } });
-    expect(withinPeriod('createdAt', { from })).toEqual({ createdAt: { gte: from } });
-    expect(withinPeriod('createdAt', { to })).toEqual({ createdAt: { lt: to } });
-    expect(withinPeriod('createdAt', {})).toEqual({});
+  it('a later page in a window [from, to), with the filters set, in the filters’ order', () => {
+    const from = new Date('2026-11-01T00:00:00.000Z');
+    const to = new Date('2026-12-01T00:00:00.000Z');
+    expect(keysetListStatementFor<(typeof LIST)[number], Filter>(LIST, FILTERS, { status: 'LINKED' })).toBe(LIST[2]);
+    expect(keysetListStatementFor(LIST, FILTERS, { status: 'LINKED', ownerId: 'alice' })).toBe(LIST[3]);
+    expect(keysetListValues(FILTERS, { status: 'LINKED', ownerId: 'alice', from, to }, { limit: 11, after: { at, id } })).toEqual([
+      from,
+      to,
+      at,
+      id,
+      11,
+      'alice',
+      'LINKED',
+    ]);
   });
 });
