@@ -57,6 +57,23 @@ describe('loadAppConfig', () => {
     expect(config.provider.timeoutMs).toBe(15000);
   });
 
+  it('reads the webhook settings: the contract schedule, and private or http:// URLs refused in production unless allowed', () => {
+    expect(loadAppConfig(PRODUCTION_ENV).webhooks).toEqual({
+      timeoutMs: 15000,
+      retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
+      allowInsecureUrls: false,
+      allowPrivateUrls: false,
+    });
+    expect(loadAppConfig({}).webhooks).toMatchObject({ allowInsecureUrls: true, allowPrivateUrls: true });
+    expect(
+      loadAppConfig({ ...PRODUCTION_ENV, WEBHOOK_RETRY_SCHEDULE: ' 0, 1 ,2', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }).webhooks,
+    ).toMatchObject({ retrySchedule: [0, 1, 2], allowPrivateUrls: true, allowInsecureUrls: false });
+    expect(problemsOf({ ...PRODUCTION_ENV, WEBHOOK_RETRY_SCHEDULE: '0,-5', WEBHOOK_ALLOW_INSECURE_URLS: 'yes' })).toEqual([
+      'WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated delays in whole seconds (got "0,-5")',
+      'WEBHOOK_ALLOW_INSECURE_URLS must be true or false (got "yes")',
+    ]);
+  });
+
   it('refuses every development-only default in production, naming each variable in one error', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     for (const name of [

@@ -66,6 +66,17 @@ export interface AppConfig {
   trustProxy: boolean | number | string[];
   /** HTTP_MAX_CONNECTIONS: connections accepted at once; unset, derived from the file-descriptor limit (connectionCap). */
   httpMaxConnections?: number;
+  /** Delivery of events to the merchant's webhook endpoints. */
+  webhooks: {
+    /** WEBHOOK_TIMEOUT_MS: one attempt, from connecting to the end of the answer. */
+    timeoutMs: number;
+    /** WEBHOOK_RETRY_SCHEDULE: the delay in seconds before each attempt (the first is usually 0). */
+    retrySchedule: number[];
+    /** WEBHOOK_ALLOW_INSECURE_URLS: http:// endpoint URLs are accepted (true outside production). */
+    allowInsecureUrls: boolean;
+    /** WEBHOOK_ALLOW_PRIVATE_URLS: URLs that resolve to loopback, private, link-local or metadata addresses are accepted (true outside production). */
+    allowPrivateUrls: boolean;
+  };
   /** Live-status streams (GET /v1/orders/{id}/events) this instance holds open at once. */
   sse: {
     /** SSE_MAX_STREAMS_PER_USER: per user id, counted on this instance. */
@@ -154,6 +165,25 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     const value = read(name) ?? fallback;
     if (!/^[A-Za-z0-9_.-]+$/.test(value)) problems.push(`${name} must be a plain query parameter name (got "${value}")`);
     return value;
+  };
+
+  const flag = (name: string, fallback: boolean) => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (raw !== 'true' && raw !== 'false') {
+      problems.push(`${name} must be true or false (got "${raw}")`);
+      return fallback;
+    }
+    return raw === 'true';
+  };
+  const retrySchedule = (name: string, fallback: string) => {
+    const raw = read(name) ?? fallback;
+    const delays = raw.split(',').map((part) => part.trim());
+    if (delays.length === 0 || delays.length > 50 || delays.some((d) => !/^\d{1,7}$/.test(d))) {
+      problems.push(`${name} must be 1 to 50 comma-separated delays in whole seconds (got "${raw}")`);
+      return fallback.split(',').map(Number);
+    }
+    return delays.map(Number);
   };
 
   const port = integer('PORT', 3000, 0, 65535);
@@ -257,6 +287,12 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     publicRateLimitPerMinute: integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
     httpMaxConnections: read('HTTP_MAX_CONNECTIONS') === undefined ? undefined : integer('HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
+    webhooks: {
+      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15000, 100, 600000),
+      retrySchedule: retrySchedule('WEBHOOK_RETRY_SCHEDULE', '0,5,300,1800,7200,18000,36000,36000'),
+      allowInsecureUrls: flag('WEBHOOK_ALLOW_INSECURE_URLS', !isProduction),
+      allowPrivateUrls: flag('WEBHOOK_ALLOW_PRIVATE_URLS', !isProduction),
+    },
     sse: {
       maxStreamsPerUser: integer('SSE_MAX_STREAMS_PER_USER', 20, 1, 10_000),
       maxStreams: integer('SSE_MAX_STREAMS', 10_000, 1, 1_000_000),
