@@ -20,6 +20,7 @@ import { WalletLinksModule } from './wallet-links/wallet-links.module';
 import { DistributionsModule } from './distributions/distributions.module';
 import { AuditModule } from './audit/audit.module';
 import { ResolutionsModule } from './resolutions/resolutions.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -44,6 +45,7 @@ export class AppModule {
         ReportsModule,
         AuditModule,
         ResolutionsModule,
+        WebhooksModule,
         HealthModule,
         ...extraImports,
       ],
