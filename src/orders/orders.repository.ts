@@ -44,6 +44,11 @@ import {
   withoutChange,
 } from './orders.statements';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import type { Proven, SameValues } from '../database/same-values';
+import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
+
+/** ORDER_STATUSES (order.types.ts) is the database enum, value for value. */
+export type OrderEnumsMatch = Proven<SameValues<OrderStatus, DbOrderStatus>>;
 
 /** A change as its statements return it: the bigint id as text. */
 type ChangeRow = Omit<StatusChangeRecord, 'id'> & { id: string };
