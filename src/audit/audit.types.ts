@@ -8,10 +8,14 @@ export const AUDIT_ACTIONS = [
   'distribution.resolved',
   'distribution.created',
   'orders.exported',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_RESOURCE_TYPES = ['order', 'card_operation', 'distribution', 'orders_export'] as const;
+export const AUDIT_RESOURCE_TYPES = ['order', 'card_operation', 'distribution', 'orders_export', 'webhook_endpoint'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 export interface NewAuditEvent {
