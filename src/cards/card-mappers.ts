@@ -58,7 +58,10 @@ export function toCardDto(card: CardRecord, currencies: Record<string, CurrencyR
   };
 }
 
-export function toOperationDto(operation: CardOperationRecord, currencies: Record<string, CurrencyRule>): CardOperationDto {
+/** What a card operation's answer is made from: never the provider's answer, nor the owner (an access check's). */
+export type CardOperationDtoSource = Omit<CardOperationRecord, 'ownerId' | 'providerResponse'>;
+
+export function toOperationDto(operation: CardOperationDtoSource, currencies: Record<string, CurrencyRule>): CardOperationDto {
   return {
     operationId: operation.id,
     kind: operation.kind,

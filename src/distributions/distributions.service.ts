@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
 import { ConflictError, NotFoundError, ValidationFailedError, type FieldError } from '../common/domain-error';
-import { Money, MoneyError, readStoredAmount } from '../common/money';
+import { Money, MoneyError } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
-import type { AppConfig, CurrencyRule } from '../config/app-config';
+import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { DistributionClient } from '../provider/clients/distribution.client';
@@ -25,6 +25,7 @@ import type {
 } from './distributions.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { DISTRIBUTION_RESOURCE, DISTRIBUTIONS_TABLE, DistributionsRepository } from './distributions.repository';
+import { toDistributionDto } from './distribution-mappers';
 
 /** A request checked and computed, ready to be stored and sent. */
 interface Prepared {
@@ -243,44 +244,7 @@ export class DistributionsService implements OnModuleInit {
   }
 
   private toDto(distribution: DistributionRecord): DistributionDto {
-    const rule = this.ruleFor(distribution.currency);
-    const amount = readStoredAmount(distribution.amount, rule);
-    const allocated = distribution.shares.reduce((sum, share) => sum + share.shareMinor, 0n);
-    return {
-      id: distribution.id,
-      kind: distribution.kind,
-      status: distribution.status,
-      paymentReceiver: distribution.paymentReceiver,
-      paymentId: distribution.paymentId,
-      payer: distribution.payer,
-      amount: amount.toString(),
-      currency: distribution.currency,
-      distribution: distribution.shares.map((share) => ({
-        position: share.position,
-        matricule: share.matricule,
-        rate: canonicalRate(share.rate),
-        share: Money.fromMinor(share.shareMinor, rule).toString(),
-      })),
-      remainder: Money.fromMinor(distribution.receiverShareMinor ?? amount.minor - allocated, rule).toString(),
-      providerMessage: distribution.providerMessage,
-      failureReason: distribution.failureReason,
-      createdBy: distribution.createdBy,
-      createdAt: distribution.createdAt.toISOString(),
-      completedAt: distribution.completedAt ? distribution.completedAt.toISOString() : null,
-    };
-  }
-
-  /** The configured rule; for a currency no longer configured, its ISO 4217 minor units. */
-  private ruleFor(code: string): CurrencyRule {
-    const configured = this.currencies[code];
-    if (configured) return configured;
-    let decimals = 2;
-    try {
-      decimals = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      // not an ISO code Intl knows: two decimals
-    }
-    return { code, decimals, maxAmount: '0' };
+    return toDistributionDto(distribution, this.currencies);
   }
 }
 

@@ -22,6 +22,7 @@ import { ORDER_STATUSES, type NewOrder, type OrderFilter, type OrderRecord, type
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService, jsonTextAround } from '../idempotency/idempotency.service';
 import { ORDER_RESOURCE, OrdersRepository, submittedOrder, type OrderListRow } from './orders.repository';
+import { toOrderDto } from './order-mappers';
 
 /**
  * Rows per read of the CSV export: a batch's round trip stays small beside its formatting, and two
@@ -311,30 +312,8 @@ export class OrdersService implements OnModuleInit {
   }
 
   private toDto(order: OrderRecord | OrderListRow): OrderDto {
-    return {
-      id: order.id,
-      reference: order.reference,
-      status: order.status,
-      amount: formatStoredAmount(order.amount, order.currency, this.currencies),
-      currency: order.currency,
-      service: order.service,
-      wallet: order.wallet,
-      description: order.description,
-      payer: order.payer,
-      payerEmail: order.payerEmail,
-      providerReference: order.providerReference,
-      providerTransactionReference: order.providerTransactionReference,
-      failureReason: order.failureReason,
-      needsReview: order.needsReview,
-      createdAt: isoText(order.createdAt),
-      updatedAt: isoText(order.updatedAt),
-    };
+    return toOrderDto(order, this.currencies);
   }
-}
-
-/** A time of a row: a Date, or already ISO text when PostgreSQL wrote it (lists). */
-function isoText(time: Date | string): string {
-  return typeof time === 'string' ? time : time.toISOString();
 }
 
 function filterFor(user: AuthUser, query: ListOrdersQueryDto): OrderFilter {
