@@ -26,7 +26,14 @@ export async function startHostileHosts(env: Record<string, string> = {}, sandbo
 /** Sends one request in-process; the body is sent as the exact JSON text given (or any string). */
 export async function inject(
   service: TestService,
-  options: { method: 'GET' | 'POST'; url: string; token?: string; key?: string; payload?: string; query?: Record<string, string> },
+  options: {
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    url: string;
+    token?: string;
+    key?: string;
+    payload?: string;
+    query?: Record<string, string>;
+  },
 ): Promise<InjectedAnswer> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
