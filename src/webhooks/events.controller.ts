@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth, CurrentUser } from '../auth/auth.decorator';
+import type { AuthUser } from '../auth/auth.types';
+import { EventDetailDto, EventPageDto, ListEventsQueryDto, RedeliverEventDto, RedeliveriesDto } from './events.dto';
+import { EventsService } from './events.service';
+
+/** The events of every transition (docs/api/events-and-webhooks.md): finance reads them, admins redeliver them. */
+@ApiTags('Finance')
+@Controller('v1/events')
+export class EventsController {
+  constructor(private readonly events: EventsService) {}
+
+  @Get()
+  @Auth('finance')
+  @ApiOperation({
+    operationId: 'listEvents',
+    summary: 'Events: one per status change of an order, card operation or distribution (finance, admin)',
+    description:
+      'Newest first. Each event is written in the transaction of its transition (a change that rolls back leaves none), with the resource as its GET answered right after it and its previous status. Filter by `type`, `resourceId` and the window [`from`, `to`).',
+  })
+  @ApiOkResponse({ type: EventPageDto })
+  list(@Query() query: ListEventsQueryDto): Promise<EventPageDto> {
+    return this.events.list(query);
+  }
+
+  @Get(':id')
+  @Auth('finance')
+  @ApiOperation({
+    operationId: 'getEvent',
+    summary: 'One event, with its deliveries to each webhook endpoint and every attempt (finance, admin)',
+  })
+  @ApiOkResponse({ type: EventDetailDto })
+  @ApiNotFoundResponse({ description: 'No such event' })
+  findOne(@Param('id') id: string): Promise<EventDetailDto> {
+    return this.events.findOne(id);
+  }
+
+  @Post(':id/redeliver')
+  @HttpCode(201)
+  @Auth('admin')
+  @ApiOperation({
+    operationId: 'redeliverEvent',
+    summary: 'Deliver an event again, now (admin)',
+    description:
+      'A new delivery, PENDING and due now, to `endpointId` or, without it, to every ENABLED endpoint subscribed to the type; earlier deliveries are kept as they are. Kept in the audit trail (`event.redelivered`, GET /v1/audit-events).',
+  })
+  @ApiCreatedResponse({ type: RedeliveriesDto })
+  @ApiNotFoundResponse({ description: 'No such event, or no such endpoint' })
+  @ApiConflictResponse({ description: '`webhook_endpoint_disabled`: the endpoint asked for is DISABLED' })
+  redeliver(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: RedeliverEventDto): Promise<RedeliveriesDto> {
+    return this.events.redeliver(user, id, body);
+  }
+}
