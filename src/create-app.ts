@@ -331,6 +331,7 @@ const API_TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
   ['Distributions', 'Split a payment between beneficiaries'],
   ['Finance', 'Reports, audit trail and manual resolution of undecided operations'],
   ['Provider callbacks', 'Notifications the payment provider sends, and what was stored of them'],
+  ['Webhooks', "Where the merchant's systems receive events: webhook endpoints and their signing secrets"],
   ['Operations', 'Health and metrics, for orchestrators and monitoring'],
 ];
 

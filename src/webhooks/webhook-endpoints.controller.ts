@@ -24,7 +24,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 const BAD_BODY =
   '`validation_failed`: errors by field (an unknown event type in `events` names it); `webhook_url_not_allowed`: the URL breaks the URL policy (error on `url`)';
 
-@ApiTags('Webhook endpoints')
+@ApiTags('Webhooks')
 @Controller('v1/webhook-endpoints')
 export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}

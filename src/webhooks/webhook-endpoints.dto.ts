@@ -69,7 +69,7 @@ export class UpdateWebhookEndpointDto {
   @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: unknownEventTypes })
   events?: string[];
 
-  @ApiPropertyOptional({ ...DESCRIPTION_PROPERTY, nullable: true, description: '`null` removes it' })
+  @ApiPropertyOptional({ ...DESCRIPTION_PROPERTY, type: String, nullable: true, description: '`null` removes it' })
   @IsOptional()
   @Trim()
   @IsString()

@@ -14,6 +14,8 @@ import { postJson, seedCustomer, startHostileHosts } from './hostile-harness';
  * 500 or more, every error problem+json with `status` and `code`, no provider call for a refusal.
  * Valid bodies may create what they describe (2xx): the provider is then called, as it should be.
  */
+const WEBHOOK_MARKER = `fuzz-${randomUUID().slice(0, 8)}`;
+
 describe('fuzz: every POST route', () => {
   let hosts: LinkHosts;
   let customer: string;
@@ -41,6 +43,10 @@ describe('fuzz: every POST route', () => {
   });
   afterAll(async () => {
     printStatusTally();
+    await hosts?.service.prisma.$executeRawUnsafe(
+      'DELETE FROM webhook_endpoints WHERE url LIKE $1 OR description LIKE $1',
+      `%${WEBHOOK_MARKER}%`,
+    );
     await hosts?.close();
   });
 
@@ -142,6 +148,13 @@ describe('fuzz: every POST route', () => {
           { matricule: matricules[2], rate: '40' },
         ],
       }),
+    },
+    {
+      name: 'POST /v1/webhook-endpoints',
+      path: () => '/v1/webhook-endpoints',
+      token: () => admin,
+      // Unreachable at once: no delivery leaves the machine; afterAll removes them.
+      body: () => ({ url: `https://127.0.0.1:9/${WEBHOOK_MARKER}`, events: ['order.review_needed'], description: WEBHOOK_MARKER }),
     },
   ];
 

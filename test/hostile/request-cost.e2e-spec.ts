@@ -28,6 +28,8 @@ const RETRIES = 4;
 const HUGE_TEXT_LENGTH = 900_000;
 const ZEROS_DECIMAL = `1.${'0'.repeat(100_000)}1`;
 const HUGE_DECIMAL = `1.${'0'.repeat(HUGE_TEXT_LENGTH)}1`;
+const WEBHOOK_MARKER = `request-cost-${randomUUID().slice(0, 8)}`;
+const WEBHOOK_URL = `https://127.0.0.1:9/${WEBHOOK_MARKER}`;
 
 type Json = Record<string, unknown>;
 type SchemaObject = {
@@ -120,10 +122,26 @@ describe('hostile: the cost of a request is linear in its size', () => {
     'POST /v1/orders/{id}/review': () => ({ note: 'Dashboard line 42' }),
     'POST /v1/card-operations/{id}/resolution': () => ({ status: 'FAILED', note: 'Dashboard line 42' }),
     'POST /v1/distributions/{id}/resolution': () => ({ status: 'ACCEPTED', note: 'Dashboard line 42' }),
+    'POST /v1/webhook-endpoints': () => ({ url: WEBHOOK_URL, events: ['order.review_needed'], description: WEBHOOK_MARKER }),
+    'PATCH /v1/webhook-endpoints/{id}': () => ({
+      url: WEBHOOK_URL,
+      events: ['order.failed'],
+      description: WEBHOOK_MARKER,
+      status: 'DISABLED',
+    }),
   };
+  /** Webhook endpoints the file registers: unreachable at once (no delivery leaves the machine), removed in afterAll. */
+  let webhookEndpointId: string;
 
   const urlOf = (path: string) =>
-    path.replace('/card-users/{id}', `/card-users/${cardUserId}`).replace('/cards/{id}', `/cards/${cardId}`).replace('{id}', randomUUID());
+    path
+      .replace('/card-users/{id}', `/card-users/${cardUserId}`)
+      .replace('/cards/{id}', `/cards/${cardId}`)
+      .replace('/webhook-endpoints/{id}', `/webhook-endpoints/${webhookEndpointId}`)
+      .replace('{id}', randomUUID());
+  /** 'PATCH /path' as its method and path. */
+  const methodOf = (route: string) => route.split(' ')[0] as 'POST' | 'PATCH';
+  const pathOf = (route: string) => route.split(' ')[1];
 
   /**
    * Sends one request and answers it with the longest the event loop was held while it was
@@ -131,7 +149,11 @@ describe('hostile: the cost of a request is linear in its size', () => {
    * start to the first tick and from the last tick to the end included. (perf_hooks'
    * monitorEventLoopDelay misses a hold that starts before its first tick.)
    */
-  async function measured(url: string, payload: string): Promise<{ answer: InjectedAnswer; delayMs: number }> {
+  async function measured(
+    url: string,
+    payload: string,
+    method: 'POST' | 'PATCH' = 'POST',
+  ): Promise<{ answer: InjectedAnswer; delayMs: number }> {
     let last = performance.now();
     let longest = 0;
     const sampler = setInterval(() => {
@@ -140,7 +162,7 @@ describe('hostile: the cost of a request is linear in its size', () => {
       last = now;
     }, 1);
     try {
-      const answer = await inject(hosts.service, { method: 'POST', url, token, key: randomUUID(), payload });
+      const answer = await inject(hosts.service, { method, url, token, key: randomUUID(), payload });
       return { answer, delayMs: Math.max(longest, performance.now() - last) };
     } finally {
       clearInterval(sampler);
@@ -232,14 +254,27 @@ describe('hostile: the cost of a request is linear in its size', () => {
     // The seeded customer, with every role: each route is reached past its role check.
     token = await hosts.service.bearer(seeded.owner.sub, 'customer', 'finance', 'admin');
     document = buildOpenApiDocument(hosts.service.app);
+    webhookEndpointId = (
+      await inject(hosts.service, {
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        token,
+        payload: JSON.stringify(validBodies['POST /v1/webhook-endpoints']()),
+      })
+    ).body.id;
     // Code paths compiled and caches warm before anything is measured.
     for (const { route } of bodyRoutes()) {
-      const url = urlOf(route.slice('POST '.length));
-      await inject(hosts.service, { method: 'POST', url, token, key: randomUUID(), payload: JSON.stringify(validBodies[route]()) });
-      await inject(hosts.service, { method: 'POST', url, token, key: randomUUID(), payload: '{"amount":"1.5"}' });
+      const url = urlOf(pathOf(route));
+      const method = methodOf(route);
+      await inject(hosts.service, { method, url, token, key: randomUUID(), payload: JSON.stringify(validBodies[route]()) });
+      await inject(hosts.service, { method, url, token, key: randomUUID(), payload: '{"amount":"1.5"}' });
     }
   }, 120_000);
   afterAll(async () => {
+    await hosts?.service.prisma.$executeRawUnsafe(
+      'DELETE FROM webhook_endpoints WHERE url LIKE $1 OR description LIKE $1',
+      `%${WEBHOOK_MARKER}%`,
+    );
     await hosts?.close();
   });
 
@@ -254,11 +289,12 @@ describe('hostile: the cost of a request is linear in its size', () => {
   // The routes are only known once the app runs: one test per route, each case measured in it.
   it.each(Object.keys(validBodies))('%s: no request holds the event loop', async (route) => {
     const { schema } = bodyRoutes().find((r) => r.route === route)!;
-    const url = urlOf(route.slice('POST '.length));
+    const url = urlOf(pathOf(route));
+    const method = methodOf(route);
     const held: string[] = [];
     for (const { name, payload, refused } of casesOf(route, schema)) {
       const calls = providerCalls();
-      const first = await measured(url, payload);
+      const first = await measured(url, payload, method);
       const { answer } = first;
       let { delayMs } = first;
       const label = `${name} (${payload.length} bytes): ${answer.status}`;
@@ -269,7 +305,7 @@ describe('hostile: the cost of a request is linear in its size', () => {
         expect([label, providerCalls()]).toEqual([label, calls]);
       }
       for (let retry = 0; retry < RETRIES && delayMs > MAX_LOOP_DELAY_MS; retry++)
-        delayMs = Math.min(delayMs, (await measured(url, payload)).delayMs);
+        delayMs = Math.min(delayMs, (await measured(url, payload, method)).delayMs);
       if (delayMs > MAX_LOOP_DELAY_MS) held.push(`${label}: loop held ${delayMs.toFixed(0)} ms`);
     }
     expect(held).toEqual([]);
