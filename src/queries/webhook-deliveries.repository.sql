@@ -15,7 +15,11 @@ WHERE d.id IN (
   AND e.id = d.event_id AND w.id = d.endpoint_id
 RETURNING d.id, d.attempt_count AS "attemptCount", d.claimed_by AS "claimedBy",
           e.id AS "eventId", e.type AS "eventType", e.resource_type AS "resourceType", e.resource_id AS "resourceId",
-          e.previous_status AS "previousStatus", e.snapshot, e.created_at AS "eventCreatedAt",
+          e.previous_status AS "previousStatus", CASE WHEN e.resource_type = 'distribution' THEN e.snapshot || jsonb_build_object('shares',
+    (SELECT coalesce(jsonb_agg(jsonb_build_object('position', s.position::text, 'matricule', s.matricule, 'rate', s.rate::text,
+                                                  'share_minor', s.share_minor::text) ORDER BY s.position), '[]'::jsonb)
+     FROM distribution_shares s WHERE s.distribution_id = e.resource_id))
+  ELSE e.snapshot END AS snapshot, e.created_at AS "eventCreatedAt",
           w.id AS "endpointId", w.url, w.secret_encrypted AS "secretEncrypted",
           CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_encrypted END AS "previousSecretEncrypted";
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { column, sqlStatement, type StatementRow } from '../database/sql-statement';
+import { eventSnapshotSql } from './events.repository';
 
 /** The SQL of WebhookDeliveriesRepository, written out (listed in src/queries/webhook-deliveries.repository.sql). */
 const repository = 'webhook-deliveries.repository';
@@ -10,7 +11,8 @@ const repository = 'webhook-deliveries.repository';
  * `next_attempt_at` passed), unclaimed or their claim lapsed (the instance that held it died), to an
  * ENABLED endpoint, oldest due first; rows another instance is claiming at this moment are skipped
  * (`SKIP LOCKED`), never waited for. Answers each with its event and its endpoint (URL and sealed
- * secrets; the previous secret only while it still signs). Idle, it is one scan of
+ * secrets; the previous secret only while it still signs, as SIGNING_SELECT of the endpoints
+ * repository), the event's snapshot as `eventSnapshotSql` reads it (a distribution's shares). Idle, it is one scan of
  * `webhook_deliveries_status_next_attempt_at_idx` that finds nothing.
  */
 const CLAIM = sqlStatement(
@@ -31,7 +33,7 @@ const CLAIM = sqlStatement(
     AND e.id = d.event_id AND w.id = d.endpoint_id
   RETURNING d.id, d.attempt_count AS "attemptCount", d.claimed_by AS "claimedBy",
             e.id AS "eventId", e.type AS "eventType", e.resource_type AS "resourceType", e.resource_id AS "resourceId",
-            e.previous_status AS "previousStatus", e.snapshot, e.created_at AS "eventCreatedAt",
+            e.previous_status AS "previousStatus", ${eventSnapshotSql('e')} AS snapshot, e.created_at AS "eventCreatedAt",
             w.id AS "endpointId", w.url, w.secret_encrypted AS "secretEncrypted",
             CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_encrypted END AS "previousSecretEncrypted"`,
   {

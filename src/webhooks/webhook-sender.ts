@@ -53,7 +53,14 @@ export class WebhookSender {
     lookup: AgentLookup = guardedLookup(policy),
     maxSockets = 64,
   ) {
-    const options = { keepAlive: true, maxSockets, maxFreeSockets: 16, timeout: timeoutMs, lookup: lookup as never, scheduling: 'lifo' as const };
+    const options = {
+      keepAlive: true,
+      maxSockets,
+      maxFreeSockets: 16,
+      timeout: timeoutMs,
+      lookup: lookup as never,
+      scheduling: 'lifo' as const,
+    };
     this.httpAgent = new HttpAgent(options);
     this.httpsAgent = new HttpsAgent(options);
   }
@@ -66,7 +73,7 @@ export class WebhookSender {
     try {
       url = checkWebhookUrl(attempt.url, this.policy);
     } catch (error) {
-      const reason = error instanceof WebhookUrlRefused ? error.message : String(error);
+      const reason = error instanceof WebhookUrlRefused ? error.message : describeError(error);
       return { delivered: false, durationMs: elapsed(), error: `URL refused: ${reason}`, gone: false, at };
     }
     const timestamp = Math.floor(at.getTime() / 1000);
@@ -120,37 +127,33 @@ export class WebhookSender {
         if (error) reject(error);
         else resolve(value!);
       };
-      const req = send(
-        url,
-        { method: 'POST', headers, agent: secure ? this.httpsAgent : this.httpAgent },
-        (res: IncomingMessage) => {
-          const kept: Buffer[] = [];
-          let keptBytes = 0;
-          let read = 0;
-          const done = () =>
-            finish(undefined, {
-              status: res.statusCode ?? 0,
-              body: storableHead(Buffer.concat(kept)),
-              retryAfter: headerText(res.headers['retry-after']),
-            });
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (keptBytes < RESPONSE_KEPT_BYTES) {
-              const part = chunk.subarray(0, RESPONSE_KEPT_BYTES - keptBytes);
-              kept.push(part);
-              keptBytes += part.length;
-            }
-            // Enough read: the status has decided; the connection is dropped rather than drained.
-            if (read > RESPONSE_READ_BYTES) {
-              done();
-              res.destroy();
-            }
+      const req = send(url, { method: 'POST', headers, agent: secure ? this.httpsAgent : this.httpAgent }, (res: IncomingMessage) => {
+        const kept: Buffer[] = [];
+        let keptBytes = 0;
+        let read = 0;
+        const done = () =>
+          finish(undefined, {
+            status: res.statusCode ?? 0,
+            body: storableHead(Buffer.concat(kept)),
+            retryAfter: headerText(res.headers['retry-after']),
           });
-          res.on('end', done);
-          res.on('error', (error) => finish(error));
-          res.on('aborted', () => finish(new Error('the answer was cut short')));
-        },
-      );
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (keptBytes < RESPONSE_KEPT_BYTES) {
+            const part = chunk.subarray(0, RESPONSE_KEPT_BYTES - keptBytes);
+            kept.push(part);
+            keptBytes += part.length;
+          }
+          // Enough read: the status has decided; the connection is dropped rather than drained.
+          if (read > RESPONSE_READ_BYTES) {
+            done();
+            res.destroy();
+          }
+        });
+        res.on('end', done);
+        res.on('error', (error) => finish(error));
+        res.on('aborted', () => finish(new Error('the answer was cut short')));
+      });
       const timer = setTimeout(() => {
         const error = new Error(`no complete answer within ${this.timeoutMs} ms`);
         (error as NodeJS.ErrnoException).code = 'ETIMEDOUT';
@@ -183,10 +186,12 @@ function storableHead(bytes: Buffer): string {
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
+// Duck-typed, not `instanceof Error`: node's errors may come from another realm (jest's sandbox).
 function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (typeof error !== 'object' || error === null || typeof (error as Error).message !== 'string') return String(error);
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ETIMEDOUT') return `timeout: ${error.message}`;
-  if (code === 'ENOTALLOWED') return `URL refused: ${error.message}`;
-  return code ? `${code}: ${error.message}` : error.message;
+  if (code === 'ETIMEDOUT') return `timeout: ${(error as Error).message}`;
+  if (code === 'ENOTALLOWED') return `URL refused: ${(error as Error).message}`;
+  const message = (error as Error).message;
+  return code ? `${code}: ${message}` : message;
 }
