@@ -4,17 +4,17 @@
 -- answers: id uuid, url text, events _text, description text?, status WebhookEndpointStatus, disabledReason text?, createdAt timestamptz, updatedAt timestamptz
 INSERT INTO webhook_endpoints AS w (id, url, events, description, status, secret_encrypted, created_at, updated_at)
 VALUES ($1::uuid, $2::text, $3::text[], $4::text, 'ENABLED', $5::text, now(), now())
-RETURNING w.id, w.url, w.events, w.description, w.status, w.disabled_reason AS "disabledReason",
+RETURNING w.id, w.url, COALESCE(w.events, '{}') AS events, w.description, w.status, w.disabled_reason AS "disabledReason",
 w.created_at AS "createdAt", w.updated_at AS "updatedAt";
 
 -- webhook_endpoints_find (findById)
 -- answers: id uuid, url text, events _text, description text?, status WebhookEndpointStatus, disabledReason text?, createdAt timestamptz, updatedAt timestamptz
-SELECT w.id, w.url, w.events, w.description, w.status, w.disabled_reason AS "disabledReason",
+SELECT w.id, w.url, COALESCE(w.events, '{}') AS events, w.description, w.status, w.disabled_reason AS "disabledReason",
 w.created_at AS "createdAt", w.updated_at AS "updatedAt" FROM webhook_endpoints w WHERE w.id = $1::uuid;
 
 -- webhook_endpoints_lock (update)
 -- answers: id uuid, url text, events _text, description text?, status WebhookEndpointStatus, disabledReason text?, createdAt timestamptz, updatedAt timestamptz
-SELECT w.id, w.url, w.events, w.description, w.status, w.disabled_reason AS "disabledReason",
+SELECT w.id, w.url, COALESCE(w.events, '{}') AS events, w.description, w.status, w.disabled_reason AS "disabledReason",
 w.created_at AS "createdAt", w.updated_at AS "updatedAt" FROM webhook_endpoints w WHERE w.id = $1::uuid FOR UPDATE;
 
 -- webhook_endpoints_update (update)
@@ -26,7 +26,7 @@ SET url = $2::text, events = $3::text[], description = $4::text, status = $5::"W
                            ELSE w.disabled_reason END,
     updated_at = now()
 WHERE w.id = $1::uuid
-RETURNING w.id, w.url, w.events, w.description, w.status, w.disabled_reason AS "disabledReason",
+RETURNING w.id, w.url, COALESCE(w.events, '{}') AS events, w.description, w.status, w.disabled_reason AS "disabledReason",
 w.created_at AS "createdAt", w.updated_at AS "updatedAt";
 
 -- webhook_endpoints_delete (delete)
@@ -50,7 +50,7 @@ CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_encrypted END A
 
 -- webhook_endpoints_page_all (list)
 -- answers: id uuid, url text, events _text, description text?, status WebhookEndpointStatus, disabledReason text?, createdAt timestamptz, updatedAt timestamptz
-    SELECT w.id, w.url, w.events, w.description, w.status, w.disabled_reason AS "disabledReason",
+    SELECT w.id, w.url, COALESCE(w.events, '{}') AS events, w.description, w.status, w.disabled_reason AS "disabledReason",
 w.created_at AS "createdAt", w.updated_at AS "updatedAt"
     FROM webhook_endpoints w
     WHERE w.created_at >= $1::timestamptz AND w.created_at < $2::timestamptz
@@ -60,7 +60,7 @@ w.created_at AS "createdAt", w.updated_at AS "updatedAt"
 
 -- webhook_endpoints_page_status (list)
 -- answers: id uuid, url text, events _text, description text?, status WebhookEndpointStatus, disabledReason text?, createdAt timestamptz, updatedAt timestamptz
-    SELECT w.id, w.url, w.events, w.description, w.status, w.disabled_reason AS "disabledReason",
+    SELECT w.id, w.url, COALESCE(w.events, '{}') AS events, w.description, w.status, w.disabled_reason AS "disabledReason",
 w.created_at AS "createdAt", w.updated_at AS "updatedAt"
     FROM webhook_endpoints w
     WHERE w.created_at >= $1::timestamptz AND w.created_at < $2::timestamptz

@@ -32,8 +32,9 @@ const ENDPOINT_COLUMNS = {
   createdAt: column.timestamptz,
   updatedAt: column.timestamptz,
 };
+/** `events` is a nullable column (NULL, like empty, means every type); answered as an empty list then. */
 const SELECT = (w: string) =>
-  `${w}.id, ${w}.url, ${w}.events, ${w}.description, ${w}.status, ${w}.disabled_reason AS "disabledReason",
+  `${w}.id, ${w}.url, COALESCE(${w}.events, '{}') AS events, ${w}.description, ${w}.status, ${w}.disabled_reason AS "disabledReason",
   ${w}.created_at AS "createdAt", ${w}.updated_at AS "updatedAt"`;
 
 /** What a delivery signs with: the previous secret only while it still signs, judged by the database clock. */
