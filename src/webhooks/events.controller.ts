@@ -6,7 +6,7 @@ import { EventDetailDto, EventPageDto, ListEventsQueryDto, RedeliverEventDto, Re
 import { EventsService } from './events.service';
 
 /** The events of every transition (docs/api/events-and-webhooks.md): finance reads them, admins redeliver them. */
-@ApiTags('Finance')
+@ApiTags('Webhooks')
 @Controller('v1/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}
@@ -29,6 +29,8 @@ export class EventsController {
   @ApiOperation({
     operationId: 'getEvent',
     summary: 'One event, with its deliveries to each webhook endpoint and every attempt (finance, admin)',
+    description:
+      'The event as listed and delivered, and `deliveries`: one per endpoint subscribed when it was written and one per redelivery, each with its status (PENDING, DELIVERED, FAILED), attemptCount, nextAttemptAt and every attempt (`at`, `httpStatus`, `durationMs`, `error`, `responseBody`: the first 1 KiB of the answer).',
   })
   @ApiOkResponse({ type: EventDetailDto })
   @ApiNotFoundResponse({ description: 'No such event' })

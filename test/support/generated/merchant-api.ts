@@ -697,6 +697,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints, newest first
+         * @description Without their secrets. Admin only.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Events of the subscribed types (`events`; none: every type) written from now on are POSTed to `url`, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer carries the signing `secret`, shown this once: it is stored encrypted and never answered again. The URL must be `https://` and resolve only to public addresses (400 `webhook_url_not_allowed`). Audited (`webhook_endpoint.created`). Admin only.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description Without its secret. Admin only.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description With its deliveries and their attempts, pending ones included. Audited (`webhook_endpoint.deleted`). Admin only.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the members the body names (`description: null` removes it); a new `url` passes the URL policy again. `status: DISABLED` stops new deliveries to it; `ENABLED` resumes them for events written from then on. Audited (`webhook_endpoint.updated`, with what changed). Admin only.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret
+         * @description A new secret, shown in this answer only. For 24 hours every delivery carries two signatures, one per secret (the new one first), so the receiver can switch at its own pace; then only the new one signs. A second rotation within the 24 hours stops the oldest secret at once. Audited (`webhook_endpoint.secret_rotated`). Admin only.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events: one per status change of an order, card operation or distribution (finance, admin)
+         * @description Newest first. Each event is written in the transaction of its transition (a change that rolls back leaves none), with the resource as its GET answered right after it and its previous status. Filter by `type`, `resourceId` and the window [`from`, `to`).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event, with its deliveries to each webhook endpoint and every attempt (finance, admin)
+         * @description The event as listed and delivered, and `deliveries`: one per endpoint subscribed when it was written and one per redelivery, each with its status (PENDING, DELIVERED, FAILED), attemptCount, nextAttemptAt and every attempt (`at`, `httpStatus`, `durationMs`, `error`, `responseBody`: the first 1 KiB of the answer).
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an event again, now (admin)
+         * @description A new delivery, PENDING and due now, to `endpointId` or, without it, to every ENABLED endpoint subscribed to the type; earlier deliveries are kept as they are. Kept in the audit trail (`event.redelivered`, GET /v1/audit-events).
+         */
+        post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -2126,12 +2258,12 @@ export interface components {
              * @example order.resolved
              * @enum {string}
              */
-            action: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported";
+            action: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "event.redelivered";
             /**
              * @example order
              * @enum {string}
              */
-            resourceType: "order" | "card_operation" | "distribution" | "orders_export";
+            resourceType: "order" | "card_operation" | "distribution" | "orders_export" | "webhook_endpoint" | "event";
             /**
              * @description Null for an export (a filtered set, see details.filters)
              * @example 6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f
@@ -2208,6 +2340,325 @@ export interface components {
              * @enum {string}
              */
             status: "ACCEPTED" | "REJECTED";
+        };
+        CreateWebhookEndpointDto: {
+            /**
+             * @description Where events are POSTed: an absolute `https://` URL without credentials, whose host resolves only to public addresses (no loopback, private, link-local or cloud-metadata address); `http://` and private addresses only where WEBHOOK_ALLOW_INSECURE_URLS / WEBHOOK_ALLOW_PRIVATE_URLS allow (outside production). Refused: 400 `webhook_url_not_allowed`.
+             * @example https://merchant.example.com/hooks/payments
+             */
+            url: string;
+            /**
+             * @description The event types to receive. Empty or absent: every type, including types added later.
+             * @example [
+             *       "order.succeeded",
+             *       "order.failed"
+             *     ]
+             */
+            events?: ("order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown")[];
+            /** @example ERP payments listener */
+            description?: string;
+        };
+        CreatedWebhookEndpointDto: {
+            /**
+             * Format: uuid
+             * @example 0b5e7c1a-3f2d-4e6b-9a8c-1d2e3f4a5b6c
+             */
+            id: string;
+            /** @example https://merchant.example.com/hooks/payments */
+            url: string;
+            /**
+             * @description Empty: every type
+             * @example [
+             *       "order.succeeded",
+             *       "order.failed"
+             *     ]
+             */
+            events: ("order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown")[];
+            /** @example ERP payments listener */
+            description: string | null;
+            /**
+             * @example ENABLED
+             * @enum {string}
+             */
+            status: "ENABLED" | "DISABLED";
+            /**
+             * @description Why the endpoint is DISABLED; null while ENABLED
+             * @example null
+             */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The signing secret (Standard Webhooks: `whsec_` + base64 of 32 random bytes). Shown in this answer only: keep it, it cannot be read again (rotate it to get a new one).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3Xp4oVOmkyE=
+             */
+            secret: string;
+        };
+        WebhookEndpointDto: {
+            /**
+             * Format: uuid
+             * @example 0b5e7c1a-3f2d-4e6b-9a8c-1d2e3f4a5b6c
+             */
+            id: string;
+            /** @example https://merchant.example.com/hooks/payments */
+            url: string;
+            /**
+             * @description Empty: every type
+             * @example [
+             *       "order.succeeded",
+             *       "order.failed"
+             *     ]
+             */
+            events: ("order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown")[];
+            /** @example ERP payments listener */
+            description: string | null;
+            /**
+             * @example ENABLED
+             * @enum {string}
+             */
+            status: "ENABLED" | "DISABLED";
+            /**
+             * @description Why the endpoint is DISABLED; null while ENABLED
+             * @example null
+             */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        WebhookEndpointPageDto: {
+            /**
+             * @description Pass as `cursor` for the next page; null on the last page
+             * @example MjAyNi0xMS0yM1QwOToxNTowMC4wMDBafDhkM2U1ZjBhLTFiMmMtNGQ2ZS05ZjcwLWExYjJjM2Q0ZTVmNg
+             */
+            nextCursor: string | null;
+            items: components["schemas"]["WebhookEndpointDto"][];
+        };
+        UpdateWebhookEndpointDto: {
+            /**
+             * @description Where events are POSTed: an absolute `https://` URL without credentials, whose host resolves only to public addresses (no loopback, private, link-local or cloud-metadata address); `http://` and private addresses only where WEBHOOK_ALLOW_INSECURE_URLS / WEBHOOK_ALLOW_PRIVATE_URLS allow (outside production). Refused: 400 `webhook_url_not_allowed`.
+             * @example https://merchant.example.com/hooks/payments
+             */
+            url?: string;
+            /**
+             * @description The event types to receive. Empty or absent: every type, including types added later.
+             * @example [
+             *       "order.succeeded",
+             *       "order.failed"
+             *     ]
+             */
+            events?: ("order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown")[];
+            /**
+             * @description `null` removes it
+             * @example ERP payments listener
+             */
+            description?: string | null;
+            /**
+             * @description A DISABLED endpoint receives no new deliveries; ENABLED again, it receives the events written from then on.
+             * @example DISABLED
+             * @enum {string}
+             */
+            status?: "ENABLED" | "DISABLED";
+        };
+        WebhookEndpointSecretDto: {
+            /**
+             * @description The new signing secret, shown in this answer only. For 24 hours every delivery is signed with it and with the previous one.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3Xp4oVOmkyE=
+             */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until when the previous secret also signs
+             * @example 2026-11-27T10:00:00.000Z
+             */
+            previousSecretUntil: string;
+        };
+        EventDto: {
+            /**
+             * @description Unique; the same in every delivery
+             * @example evt_3f2b1c0d9e8f4a5b8c7d6e5f4a3b2c1d
+             */
+            id: string;
+            /**
+             * @example order.succeeded
+             * @enum {string}
+             */
+            type: "order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown";
+            /**
+             * Format: date-time
+             * @description When the transition happened (it commits with its event)
+             * @example 2026-11-26T18:49:47.123Z
+             */
+            timestamp: string;
+            /**
+             * @description The resource as its GET answered right after the transition (an order as GET /v1/orders/{id}, a card operation as GET /v1/card-operations/{id}, a distribution as GET /v1/distributions/{id}), plus `previousStatus` (null for a resource stored already decided)
+             * @example {
+             *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+             *       "reference": "INV-2026-0042",
+             *       "status": "SUCCEEDED",
+             *       "amount": "1500",
+             *       "currency": "XAF",
+             *       "service": 1,
+             *       "wallet": "237670000000",
+             *       "description": "Invoice 42",
+             *       "payer": "Jane Doe",
+             *       "payerEmail": "jane@example.com",
+             *       "providerReference": "PRV-8812",
+             *       "providerTransactionReference": "TX-19",
+             *       "failureReason": null,
+             *       "needsReview": false,
+             *       "createdAt": "2026-11-26T18:49:40.000Z",
+             *       "updatedAt": "2026-11-26T18:49:47.123Z",
+             *       "previousStatus": "PROCESSING"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventPageDto: {
+            /**
+             * @description Pass as `cursor` for the next page; null on the last page
+             * @example MjAyNi0xMS0yM1QwOToxNTowMC4wMDBafDhkM2U1ZjBhLTFiMmMtNGQ2ZS05ZjcwLWExYjJjM2Q0ZTVmNg
+             */
+            nextCursor: string | null;
+            items: components["schemas"]["EventDto"][];
+        };
+        WebhookAttemptDto: {
+            /**
+             * Format: date-time
+             * @example 2026-11-26T18:49:48.020Z
+             */
+            at: string;
+            /**
+             * @description The endpoint's HTTP status; null when no answer came (timeout, refused connection)
+             * @example 200
+             */
+            httpStatus: number | null;
+            /** @example 87 */
+            durationMs: number;
+            /**
+             * @description What went wrong, when something did
+             * @example null
+             */
+            error: string | null;
+            /**
+             * @description The first 1 KiB of the answer
+             * @example {"received":true}
+             */
+            responseBody: string | null;
+        };
+        WebhookDeliveryDto: {
+            /**
+             * Format: uuid
+             * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9
+             */
+            endpointId: string;
+            /** @example https://merchant.example.com/webhooks/payments */
+            endpointUrl: string;
+            /**
+             * @description PENDING (to be attempted at nextAttemptAt), DELIVERED (a 2xx answer), FAILED (out of retries)
+             * @example DELIVERED
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            /** @example 1 */
+            attemptCount: number;
+            /**
+             * Format: date-time
+             * @description When it is (or was last) due
+             * @example 2026-11-26T18:49:47.123Z
+             */
+            nextAttemptAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T18:49:47.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T18:49:48.107Z
+             */
+            completedAt: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["WebhookAttemptDto"][];
+        };
+        EventDetailDto: {
+            /**
+             * @description Unique; the same in every delivery
+             * @example evt_3f2b1c0d9e8f4a5b8c7d6e5f4a3b2c1d
+             */
+            id: string;
+            /**
+             * @example order.succeeded
+             * @enum {string}
+             */
+            type: "order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown";
+            /**
+             * Format: date-time
+             * @description When the transition happened (it commits with its event)
+             * @example 2026-11-26T18:49:47.123Z
+             */
+            timestamp: string;
+            /**
+             * @description The resource as its GET answered right after the transition (an order as GET /v1/orders/{id}, a card operation as GET /v1/card-operations/{id}, a distribution as GET /v1/distributions/{id}), plus `previousStatus` (null for a resource stored already decided)
+             * @example {
+             *       "id": "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+             *       "reference": "INV-2026-0042",
+             *       "status": "SUCCEEDED",
+             *       "amount": "1500",
+             *       "currency": "XAF",
+             *       "service": 1,
+             *       "wallet": "237670000000",
+             *       "description": "Invoice 42",
+             *       "payer": "Jane Doe",
+             *       "payerEmail": "jane@example.com",
+             *       "providerReference": "PRV-8812",
+             *       "providerTransactionReference": "TX-19",
+             *       "failureReason": null,
+             *       "needsReview": false,
+             *       "createdAt": "2026-11-26T18:49:40.000Z",
+             *       "updatedAt": "2026-11-26T18:49:47.123Z",
+             *       "previousStatus": "PROCESSING"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Its deliveries, oldest first: one per endpoint subscribed when it happened, and one per redelivery */
+            deliveries: components["schemas"]["WebhookDeliveryDto"][];
+        };
+        RedeliverEventDto: {
+            /**
+             * Format: uuid
+             * @description Deliver to this endpoint only (it must be ENABLED; subscribed to the type or not); without it, to every ENABLED endpoint subscribed to the type
+             * @example 5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9
+             */
+            endpointId?: string;
+        };
+        RedeliveriesDto: {
+            /** @description The deliveries created, PENDING and due now (none when no endpoint is subscribed) */
+            deliveries: components["schemas"]["WebhookDeliveryDto"][];
         };
         LivenessDto: {
             /** @example ok */
@@ -4475,7 +4926,7 @@ export interface operations {
                 to?: string;
                 /** @description Only what this user (the token `sub`) did */
                 actor?: string;
-                action?: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported";
+                action?: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "event.redelivered";
                 /** @description Only what was done to this order, card operation or distribution */
                 resourceId?: string;
                 limit?: number;
@@ -4884,6 +5335,568 @@ export interface operations {
             };
             /** @description `idempotency_key_reused`: this key was already used with another request (another body, or another resource such as another card) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                status?: "ENABLED" | "DISABLED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPageDto"];
+                };
+            };
+            /** @description Invalid request: problem+json with `errors` listing each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpointDto"];
+                };
+            };
+            /** @description `validation_failed`: errors by field (an unknown event type in `events` names it); `webhook_url_not_allowed`: the URL breaks the URL policy (error on `url`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such webhook endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such webhook endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDto"];
+                };
+            };
+            /** @description `validation_failed`: errors by field (an unknown event type in `events` names it); `webhook_url_not_allowed`: the URL breaks the URL policy (error on `url`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such webhook endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointSecretDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such webhook endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                from?: string;
+                /** @description Before this time (ISO 8601) */
+                to?: string;
+                /** @description Only events of this type */
+                type?: "order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown";
+                /** @description Only the events of this order, card operation or distribution */
+                resourceId?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPageDto"];
+                };
+            };
+            /** @description Invalid request: problem+json with `errors` listing each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: finance, admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDetailDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: finance, admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverEventDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliveriesDto"];
+                };
+            };
+            /** @description Invalid request: problem+json with `errors` listing each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such event, or no such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `webhook_endpoint_disabled`: the endpoint asked for is DISABLED */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
