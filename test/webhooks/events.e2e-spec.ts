@@ -95,7 +95,13 @@ describe('the events API', () => {
     });
 
     it('400 for an unknown type, a resource id that is no UUID, a cursor this API did not write', async () => {
-      for (const query of [{ type: 'order.pending' }, { resourceId: 'abc' }, { cursor: 'bm90LWEtY3Vyc29y' }, { limit: '0' }]) {
+      const queries: Record<string, string>[] = [
+        { type: 'order.pending' },
+        { resourceId: 'abc' },
+        { cursor: 'bm90LWEtY3Vyc29y' },
+        { limit: '0' },
+      ];
+      for (const query of queries) {
         const res = await get('/v1/events', financeToken, query);
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toMatch(/problem\+json/);
