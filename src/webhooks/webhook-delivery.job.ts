@@ -45,6 +45,8 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
   private finished: RecordedAttempt[] = [];
   private flushing?: Promise<void>;
   private claims = 0;
+  /** Attempts this instance has started since it began (for tests and logs). */
+  attemptsStarted = 0;
   private stopping = false;
 
   constructor(
@@ -114,6 +116,7 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
 
   private start(delivery: ClaimedDelivery): void {
     this.inFlight.set(delivery.id, delivery);
+    this.attemptsStarted++;
     void this.attempt(delivery)
       .catch((error: unknown): WebhookAttemptResult => ({
         delivered: false,

@@ -304,6 +304,7 @@ describe('webhook delivery', () => {
     const second = await startTestService(sandbox, ENV);
     try {
       const jobs = [service.get(WebhookDeliveryJob), second.get(WebhookDeliveryJob)];
+      const startedBefore = jobs.map((job) => job.attemptsStarted);
       const eventIds: string[] = [];
       for (let i = 0; i < 60; i++) eventIds.push(await processingOrder());
       // Both instances claim concurrently as well as on their timers.
@@ -325,6 +326,8 @@ describe('webhook delivery', () => {
       expect([...perEvent.keys()].sort()).toEqual([...eventIds].sort());
       expect([...perEvent.values()].every((n) => n === 1)).toBe(true);
       expect(receiver.maxConcurrentPerId).toBe(1);
+      // Both instances took part.
+      expect(jobs.map((job, i) => job.attemptsStarted > startedBefore[i])).toEqual([true, true]);
     } finally {
       await second.close();
     }
