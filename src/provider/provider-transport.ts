@@ -1,7 +1,8 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import axios, { type AxiosInstance } from 'axios';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
@@ -62,7 +63,28 @@ export interface RawProviderAnswer {
   retryAfter?: string;
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+/**
+ * The largest answer read from the provider, in bytes. Its answers are small JSON documents; the
+ * largest, a card's transaction listing, is not documented, hence the room. An answer that goes past
+ * it is not read to its end (the connection is closed) and is a ProviderBadResponseError.
+ */
+export const PROVIDER_ANSWER_MAX_BYTES = 4 * 1024 * 1024;
+/** The largest request body sent (ours are small JSON documents): past it nothing is sent. */
+const PROVIDER_REQUEST_MAX_BYTES = 1024 * 1024;
+
+/**
+ * ERR_BAD_REQUEST: axios refused to send (a body past maxBodyLength, an unusable URL): it is raised
+ * before anything is written, as is every other code of this set.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_INVALID_URL',
+  'ERR_BAD_REQUEST',
+]);
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
 
 /**
@@ -78,10 +100,10 @@ const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
  */
 @Injectable()
 export class ProviderTransport implements OnApplicationShutdown {
-  /** Connections to the provider are kept open between calls (one TLS handshake, not one per payment). */
-  private readonly agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-
   private readonly providerConfig: AppConfig['provider'];
+
+  /** One axios instance per provider host, each with its own keep-alive agents (see providerClient). */
+  private readonly clients: Record<ProviderHost, ProviderClient>;
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -96,11 +118,14 @@ export class ProviderTransport implements OnApplicationShutdown {
       callbackSigningSecret: config.get('callbackSigningSecret', { infer: true }),
       dataEncryptionKey: config.get('dataEncryptionKey', { infer: true }),
     });
+    this.clients = { base: providerClient(this.providerConfig.timeoutMs), link: providerClient(this.providerConfig.timeoutMs) };
   }
 
   onApplicationShutdown() {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const { agents } of Object.values(this.clients)) {
+      agents.http.destroy();
+      agents.https.destroy();
+    }
   }
 
   urlFor(request: ProviderRequest): string {
@@ -118,17 +143,14 @@ export class ProviderTransport implements OnApplicationShutdown {
     let answer: RawProviderAnswer | undefined;
     let failure: ProviderError | undefined;
     try {
-      const response = await this.send(
+      const response = await this.clients[request.host].http.request<Buffer>({
         url,
-        request.method,
-        {
-          accept: 'application/json',
-          ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...headers,
-        },
-        request.body === undefined ? undefined : JSON.stringify(request.body),
-      );
-      answer = parseAnswer(request, response.status, response.text, firstValue(response.headers['retry-after']));
+        method: request.method,
+        // `content-type: false`: axios would otherwise give a POST without a body a form content type.
+        headers: { accept: 'application/json', 'content-type': request.body === undefined ? false : 'application/json', ...headers },
+        data: request.body === undefined ? undefined : JSON.stringify(request.body),
+      });
+      answer = parseAnswer(request, response.status, response.data.toString('utf8'), headerText(response.headers['retry-after']));
       return answer;
     } catch (error) {
       failure = this.networkFailure(error, request);
@@ -173,63 +195,34 @@ export class ProviderTransport implements OnApplicationShutdown {
   }
 
   /**
-   * One HTTP exchange with node:http(s): any status is an answer; what rejects is a failure to
-   * connect, to send or to read the whole answer, or PROVIDER_TIMEOUT_MS without activity on the
-   * socket (code ETIMEDOUT, whatever the socket reported on being destroyed). No redirect is
-   * followed; the body is read as UTF-8 text.
+   * What a rejected exchange proves. The cause kept is a plain Error (message and code): never the
+   * AxiosError, whose config holds the request's headers (the bearer token, the API key).
    */
-  private send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<WireAnswer> {
-    return new Promise((resolve, reject) => {
-      const target = new URL(url);
-      const secure = target.protocol === 'https:';
-      let timedOut = false;
-      const fail = (error: Error) => reject(timedOut ? timeoutError(this.providerConfig.timeoutMs) : error);
-      const outgoing = (secure ? httpsRequest : httpRequest)(
-        target,
-        {
-          method,
-          agent: secure ? this.agents.https : this.agents.http,
-          headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        },
-        (incoming) => {
-          const chunks: Buffer[] = [];
-          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-          incoming.on('error', fail);
-          incoming.on('end', () =>
-            resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(chunks).toString('utf8') }),
-          );
-          // A connection lost mid-answer: 'end' never comes.
-          incoming.on('close', () => {
-            if (!incoming.complete)
-              fail(Object.assign(new Error('the connection closed before the whole answer was read'), { code: 'ECONNRESET' }));
-          });
-        },
-      );
-      outgoing.setTimeout(this.providerConfig.timeoutMs, () => {
-        timedOut = true;
-        outgoing.destroy(timeoutError(this.providerConfig.timeoutMs));
-      });
-      outgoing.on('error', fail);
-      outgoing.end(body);
-    });
-  }
-
   private networkFailure(error: unknown, request: ProviderRequest): ProviderError {
-    const code = (error as { code?: string } | null)?.code;
+    const { code, message, response, request: sent } = (error ?? {}) as WireFailure;
+    const cause = Object.assign(new Error(typeof message === 'string' ? message : String(error)), { code });
+    // Past maxContentLength axios destroys the answer and rejects with ERR_BAD_RESPONSE and no
+    // response (an answer cut short carries the response it had begun).
+    if (code === 'ERR_BAD_RESPONSE' && response === undefined) {
+      return new ProviderBadResponseError(
+        `The payment provider answered ${request.endpoint} with more than ${PROVIDER_ANSWER_MAX_BYTES} bytes; the outcome is unknown.`,
+        { providerStatus: sent?.res?.statusCode, cause },
+      );
+    }
     if (code && TIMEOUT_CODES.has(code)) {
       return new ProviderTimeoutError(
         `The payment provider did not answer ${request.endpoint} within ${this.providerConfig.timeoutMs} ms; the outcome is unknown.`,
-        { cause: error },
+        { cause },
       );
     }
     if (code && NOT_SENT_CODES.has(code)) {
       return new ProviderUnreachableError(`The payment provider could not be reached for ${request.endpoint}; nothing was sent.`, {
-        cause: error,
+        cause,
       });
     }
     return new ProviderConnectionLostError(
       `The connection to the payment provider broke during ${request.endpoint}; the outcome is unknown.`,
-      { cause: error },
+      { cause },
     );
   }
 
@@ -270,18 +263,74 @@ export class ProviderTransport implements OnApplicationShutdown {
 
 const NON_JSON_KEPT_CHARS = 8192;
 
-interface WireAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
+interface ProviderClient {
+  http: AxiosInstance;
+  agents: { http: HttpAgent; https: HttpsAgent };
 }
 
-function timeoutError(timeoutMs: number): Error {
-  return Object.assign(new Error(`no activity from the provider for ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+/**
+ * The TCP keep-alive delay of the provider's sockets: axios sets 60 s on every socket it is given,
+ * the agent its own `keepAliveMsecs` on every socket it takes back. The same value on both sides
+ * leaves Node nothing to change (two to four setsockopt calls per exchange otherwise).
+ */
+const TCP_KEEPALIVE_DELAY_MS = 60_000;
+
+/** What a rejected axios exchange (or an error thrown before it) may carry. */
+interface WireFailure {
+  code?: string;
+  message?: unknown;
+  response?: unknown;
+  /** The ClientRequest, whose `res` is the answer whose head was read. */
+  request?: { res?: { statusCode?: number } };
 }
 
-function firstValue(header: string | string[] | undefined): string | undefined {
-  return Array.isArray(header) ? header[0] : header;
+/**
+ * The axios instance of one provider host. Any status is an answer; what rejects is a failure to
+ * connect, to send or to read the whole answer, or PROVIDER_TIMEOUT_MS of silence (code ETIMEDOUT).
+ *
+ * - keep-alive agents: one TLS handshake, not one per payment; destroyed at shutdown (their TCP
+ *   keep-alive delay is axios's: TCP_KEEPALIVE_DELAY_MS);
+ * - `timeout`: with `maxRedirects: 0` axios sets it as the socket's idle timeout for the whole
+ *   exchange (before the head and in the middle of the body) and, until the head arrives, as a
+ *   deadline from the start of the request (connecting included): see docs/adr/0006;
+ * - no redirect followed, no proxy taken from the environment, no decompression (no
+ *   Accept-Encoding is sent), no User-Agent of axios's: the same request as node:http sent;
+ * - the body read as bytes (`responseType: 'arraybuffer'`, no transformResponse: axios parses
+ *   nothing), at most PROVIDER_ANSWER_MAX_BYTES, then decoded whole (a UTF-8 character split between
+ *   chunks stays whole) and parsed by parseAnswer.
+ *
+ * Built once: a call only adds its URL, method, headers and body (no interceptor).
+ */
+function providerClient(timeoutMs: number): ProviderClient {
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, keepAliveMsecs: TCP_KEEPALIVE_DELAY_MS }),
+    https: new HttpsAgent({ keepAlive: true, keepAliveMsecs: TCP_KEEPALIVE_DELAY_MS }),
+  };
+  const http = axios.create({
+    adapter: 'http',
+    httpAgent: agents.http,
+    httpsAgent: agents.https,
+    proxy: false,
+    maxRedirects: 0,
+    validateStatus: () => true,
+    timeout: timeoutMs,
+    timeoutErrorMessage: `no activity from the provider for ${timeoutMs} ms`,
+    transitional: { clarifyTimeoutError: true },
+    decompress: false,
+    responseType: 'arraybuffer',
+    transformRequest: [],
+    transformResponse: [],
+    maxContentLength: PROVIDER_ANSWER_MAX_BYTES,
+    maxBodyLength: PROVIDER_REQUEST_MAX_BYTES,
+    // false: the header is not sent (axios adds its own only when none is set).
+    headers: { 'User-Agent': false, 'Accept-Encoding': false },
+  });
+  return { http, agents };
+}
+
+function headerText(header: unknown): string | undefined {
+  const value: unknown = Array.isArray(header) ? header[0] : header;
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** Parses and scrubs the provider's answer: nothing unscrubbed leaves this function. */
