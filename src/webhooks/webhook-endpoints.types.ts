@@ -1,21 +1,10 @@
 /** Domain shapes of the webhook endpoints; Prisma's types stay inside the repository. */
 
-/** Every event type an endpoint may subscribe to (`events`), as the events triggers write them. */
-export const WEBHOOK_EVENT_TYPES = [
-  'order.processing',
-  'order.succeeded',
-  'order.failed',
-  'order.unknown',
-  'order.expired',
-  'order.review_needed',
-  'card_operation.succeeded',
-  'card_operation.failed',
-  'card_operation.unknown',
-  'distribution.accepted',
-  'distribution.rejected',
-  'distribution.unknown',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import { EVENT_TYPES, type EventType } from './event-body';
+
+/** Every event type an endpoint may subscribe to (`events`): the event types the triggers write. */
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPES;
+export type WebhookEventType = EventType;
 
 /** The database enum WebhookEndpointStatus, value for value (proven in the repository). */
 export const WEBHOOK_ENDPOINT_STATUSES = ['ENABLED', 'DISABLED'] as const;

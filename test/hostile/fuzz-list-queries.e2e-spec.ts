@@ -4,6 +4,7 @@ import { CALLBACK_RESULTS } from '../../src/callbacks/callbacks.dto';
 import { CARD_OPERATION_KINDS, CARD_OPERATION_STATUSES, CARD_STATUSES } from '../../src/cards/card.types';
 import { DISTRIBUTION_KINDS, DISTRIBUTION_STATUSES } from '../../src/distributions/distribution.types';
 import { ORDER_STATUSES } from '../../src/orders/order.types';
+import { EVENT_TYPES } from '../../src/webhooks/event-body';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { cardUserRequest } from '../support/cards-factories';
 import { orderRequest } from '../support/provider-factories';
@@ -210,6 +211,18 @@ describe('fuzz: every list query', () => {
         params: { ...page('GET /v1/distributions'), ...period, kind: oneOf(DISTRIBUTION_KINDS), status: oneOf(DISTRIBUTION_STATUSES) },
       },
       { name: 'GET /v1/wallet-links', path: () => '/v1/wallet-links', token: () => customer, params: page('GET /v1/wallet-links') },
+      {
+        name: 'GET /v1/events',
+        path: () => '/v1/events',
+        token: () => finance,
+        params: { ...page('GET /v1/events'), ...period, type: oneOf(EVENT_TYPES), resourceId: fc.uuid().map(String) },
+      },
+      {
+        name: 'GET /v1/webhook-endpoints',
+        path: () => '/v1/webhook-endpoints',
+        token: () => admin,
+        params: { ...page('GET /v1/webhook-endpoints'), status: oneOf(['ENABLED', 'DISABLED']) },
+      },
     ];
   }
 

@@ -25,6 +25,7 @@ describe('fuzz: every POST route', () => {
   let cardUserId: string;
   let cardId: string;
   let terminatedCardId: string;
+  let eventId: string;
 
   const providerCalls = () => hosts.base.state.requests.length + hosts.link.state.requests.length;
 
@@ -40,6 +41,11 @@ describe('fuzz: every POST route', () => {
     admin = await hosts.service.bearer(`adm_${randomUUID().slice(0, 6)}`, 'admin');
     [cardId, terminatedCardId] = cards;
     expect((await postJson(hosts.service, `/v1/cards/${terminatedCardId}/terminate`, customer, {})).status).toBe(200);
+    // The termination's event (card_operation.succeeded): what redeliveries aim at.
+    const [event] = await hosts.service.prisma.$queryRawUnsafe<{ id: string }[]>(
+      'SELECT id FROM events ORDER BY created_at DESC, id DESC LIMIT 1',
+    );
+    eventId = event.id;
   });
   afterAll(async () => {
     printStatusTally();
@@ -148,6 +154,13 @@ describe('fuzz: every POST route', () => {
           { matricule: matricules[2], rate: '40' },
         ],
       }),
+    },
+    {
+      name: 'POST /v1/events/{id}/redeliver',
+      path: () => `/v1/events/${eventId}/redeliver`,
+      idRoute: true,
+      token: () => admin,
+      body: () => ({}),
     },
     {
       name: 'POST /v1/webhook-endpoints',

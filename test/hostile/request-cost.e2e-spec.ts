@@ -122,6 +122,7 @@ describe('hostile: the cost of a request is linear in its size', () => {
     'POST /v1/orders/{id}/review': () => ({ note: 'Dashboard line 42' }),
     'POST /v1/card-operations/{id}/resolution': () => ({ status: 'FAILED', note: 'Dashboard line 42' }),
     'POST /v1/distributions/{id}/resolution': () => ({ status: 'ACCEPTED', note: 'Dashboard line 42' }),
+    'POST /v1/events/{id}/redeliver': () => ({ endpointId: randomUUID() }),
     'POST /v1/webhook-endpoints': () => ({ url: WEBHOOK_URL, events: ['order.review_needed'], description: WEBHOOK_MARKER }),
     'PATCH /v1/webhook-endpoints/{id}': () => ({
       url: WEBHOOK_URL,
