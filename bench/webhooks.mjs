@@ -115,14 +115,19 @@ async function main() {
     const steady = await eventTimes(db, steadyFrom);
     await until('the steady load delivered', () => steady.every((e) => receiver.arrivals.has(e.id)));
     const latencies = steady.map((e) => receiver.arrivals.get(e.id) - e.created_at.getTime()).sort((a, b) => a - b);
-    const steadySeconds = (Math.max(...steady.map((e) => receiver.arrivals.get(e.id))) - Math.min(...steady.map((e) => e.created_at.getTime()))) / 1000;
+    const steadySeconds =
+      (Math.max(...steady.map((e) => receiver.arrivals.get(e.id))) - Math.min(...steady.map((e) => e.created_at.getTime()))) / 1000;
 
     const { rows } = await db.query(`SELECT status::text, count(*)::int AS n FROM webhook_deliveries GROUP BY 1 ORDER BY 1`);
-    console.log(`burst:  ${BURST} events delivered in ${((lastArrival - firstCommit) / 1000).toFixed(2)} s: ${burstRate.toFixed(0)} deliveries/s (goal >= 200)`);
+    console.log(
+      `burst:  ${BURST} events delivered in ${((lastArrival - firstCommit) / 1000).toFixed(2)} s: ${burstRate.toFixed(0)} deliveries/s (goal >= 200)`,
+    );
     console.log(
       `steady: ${steady.length} events at ${RATE}/s over ${steadySeconds.toFixed(1)} s: commit to first attempt p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms (goal p95 < 2000 ms)`,
     );
-    console.log(`receiver: ${receiver.hits()} requests for ${receiver.arrivals.size} events; deliveries: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
+    console.log(
+      `receiver: ${receiver.hits()} requests for ${receiver.arrivals.size} events; deliveries: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}`,
+    );
     console.log(burstRate >= 200 && percentile(latencies, 95) < 2000 ? 'PASS' : 'FAIL');
   } finally {
     await db.end().catch(() => undefined);
