@@ -42,14 +42,8 @@ export type InsertOutcome =
   /** `record` is undefined when the holder vanished between the insert and the read (released or expired). */
   | { created: false; record: IdempotencyRecord | undefined };
 
-export interface NewIdempotencyRecord {
-  userId: string;
-  scope: string;
-  key: string;
-  requestHash: string;
-  ttlSeconds: number;
-  leaseMs: number;
-}
+/** A key claimed by a statement of its own (IdempotencyRepository.insertOrGet), its record's id made there. */
+export type NewIdempotencyRecord = Omit<IdempotencyClaim, 'id'>;
 
 // Lapsed is judged by the database clock, shared by every instance. A record without a lease (written
 // before leases existed) never lapses: it keeps the old rule and waits for its expiry.

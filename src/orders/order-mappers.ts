@@ -3,24 +3,11 @@ import type { AppConfig } from '../config/app-config';
 import type { OrderRecord } from './order.types';
 import type { OrderDto } from './orders.dto';
 
-/** What the answer of an order is made from: a record, or a list row whose times are already ISO text. */
-export type OrderDtoSource = Pick<
-  OrderRecord,
-  | 'id'
-  | 'reference'
-  | 'status'
-  | 'amount'
-  | 'currency'
-  | 'service'
-  | 'wallet'
-  | 'description'
-  | 'payer'
-  | 'payerEmail'
-  | 'providerReference'
-  | 'providerTransactionReference'
-  | 'failureReason'
-  | 'needsReview'
-> & { createdAt: Date | string; updatedAt: Date | string };
+/** What the answer of an order is made from: a record, or a list row whose times are already ISO text (OrderListRow). */
+export type OrderDtoSource = Omit<OrderRecord, 'customerId' | 'submittedAt' | 'processingSince' | 'createdAt' | 'updatedAt'> & {
+  createdAt: Date | string;
+  updatedAt: Date | string;
+};
 
 /** An order as the API answers it (GET /v1/orders/{id}, the lists, the webhook events). */
 export function toOrderDto(order: OrderDtoSource, currencies: AppConfig['currencies']): OrderDto {

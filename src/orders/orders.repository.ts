@@ -45,6 +45,7 @@ import {
 } from './orders.statements';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import type { Proven, SameValues } from '../database/same-values';
+import type { StatementRow } from '../database/sql-statement';
 import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
 
 /** ORDER_STATUSES (order.types.ts) is the database enum, value for value. */
@@ -63,26 +64,10 @@ export interface InlineAnswer {
 }
 
 /**
- * An order as lists and the CSV export read it: what they show, the times already as ISO text
- * (the format of Date#toISOString), the amount as stored.
+ * An order as lists and the CSV export read it (LIST_ORDERS): what they show, the times already as
+ * ISO text (the format of Date#toISOString), the amount as stored.
  */
-export type OrderListRow = Pick<
-  OrderRecord,
-  | 'id'
-  | 'reference'
-  | 'status'
-  | 'amount'
-  | 'currency'
-  | 'service'
-  | 'wallet'
-  | 'payer'
-  | 'payerEmail'
-  | 'description'
-  | 'providerReference'
-  | 'providerTransactionReference'
-  | 'failureReason'
-  | 'needsReview'
-> & { createdAt: string; updatedAt: string };
+export type OrderListRow = StatementRow<(typeof LIST_ORDERS)[number]>;
 
 export const ORDER_EVENTS_CHANNEL = 'order_status';
 /** The resource type of an order on its idempotency record. */
