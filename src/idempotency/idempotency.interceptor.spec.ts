@@ -7,8 +7,8 @@ import { ValidationFailedError } from '../common/domain-error';
 import { ProviderTimeoutError, ProviderUnreachableError } from '../provider/provider.errors';
 import { IdempotencyInProgressError, ReplayedProblemError } from './idempotency.errors';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
-import type { IdempotencyRecord, IdempotentResource } from './idempotency.repository';
-import type { BeginResult, IdempotencyService, RequestFingerprint } from './idempotency.service';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotentResource } from './idempotency.repository';
+import type { BeginResult, IdempotencyService, InFlightRequest, RequestFingerprint } from './idempotency.service';
 import { Idempotent } from './idempotent.decorator';
 
 /** How a request ends decides what becomes of its key: stored answer, stored problem, or released. */
@@ -20,6 +20,10 @@ class ProbeController {
   })
   @HttpCode(202)
   create() {}
+
+  @Idempotent('probe.pay', { claimInResourceStatement: true })
+  @HttpCode(201)
+  pay() {}
 }
 
 const record = (id = 'record-1'): IdempotencyRecord => ({
@@ -48,10 +52,29 @@ class ScriptedIdempotency {
   readonly completed: Array<{ id: string; status: number; body: unknown }> = [];
   readonly released: string[] = [];
   held: string | undefined;
+  /** The requests the handler ran as, in order. */
+  readonly ranAs: InFlightRequest[] = [];
+  begun = 0;
 
   async begin(_userId: string, request: RequestFingerprint) {
+    this.begun++;
     this.fingerprints.push(request);
     return this.started;
+  }
+  newClaim(userId: string, request: RequestFingerprint, key: string): IdempotencyClaim {
+    this.fingerprints.push(request);
+    return { id: 'claim-1', userId, scope: request.scope, key, requestHash: 'h', ttlSeconds: 86_400, leaseMs: this.leaseMs };
+  }
+  claimOf(held: IdempotencyRecord): IdempotencyClaim {
+    return {
+      id: held.id,
+      userId: held.userId,
+      scope: held.scope,
+      key: held.key,
+      requestHash: held.requestHash,
+      ttlSeconds: 86_400,
+      leaseMs: this.leaseMs,
+    };
   }
   async recover(_resource: IdempotentResource) {
     return this.recovered;
@@ -59,24 +82,25 @@ class ScriptedIdempotency {
   async claimAfterVanishedResource() {
     return this.claimedAfterVanish;
   }
-  runHolding<T>(held: IdempotencyRecord, work: () => Promise<T>) {
-    this.held = held.id;
+  runHolding<T>(request: InFlightRequest, work: () => Promise<T>) {
+    this.held = request.claim.id;
+    this.ranAs.push(request);
     return work();
   }
   async renewLease() {
     return true;
   }
-  async complete(held: IdempotencyRecord, status: number, body: unknown) {
+  async complete(held: { id: string }, status: number, body: unknown) {
     this.completed.push({ id: held.id, status, body });
     return true;
   }
-  async abandon(held: IdempotencyRecord) {
+  async abandon(held: { id: string }) {
     if (this.releaseFails) throw new Error('database gone');
     this.released.push(held.id);
   }
 }
 
-function setup() {
+function setup(handler: 'create' | 'pay' = 'create') {
   const idempotency = new ScriptedIdempotency();
   const interceptor = new IdempotencyInterceptor(idempotency as unknown as IdempotencyService, new Reflector(), pino({ level: 'silent' }));
   const reply = { statusCode: 200, headers: {} } as {
@@ -103,21 +127,23 @@ function setup() {
     user: { id: 'alice', roles: ['customer'] },
   };
   const context = {
-    getHandler: () => ProbeController.prototype.create,
+    getHandler: () => ProbeController.prototype[handler],
     getClass: () => ProbeController,
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => reply }),
   } as unknown as ExecutionContext;
   let handled = 0;
-  const run = async (outcome: { answer: unknown } | { error: unknown }) => {
+  const run = async (outcome: { answer: unknown } | { error: unknown }, ...later: ({ answer: unknown } | { error: unknown })[]) => {
+    const outcomes = [outcome, ...later];
     const next: CallHandler = {
       handle: () => {
+        const current = outcomes[Math.min(handled, outcomes.length - 1)];
         handled++;
-        return 'error' in outcome ? throwError(() => outcome.error) : of(outcome.answer);
+        return 'error' in current ? throwError(() => current.error) : of(current.answer);
       },
     };
     return lastValueFrom(await interceptor.intercept(context, next), { defaultValue: undefined });
   };
-  return { idempotency, reply, request, run, handled: () => handled };
+  return { idempotency, reply, request, run, handled: () => handled, interceptor, context };
 }
 
 describe('IdempotencyInterceptor: what a request leaves on its key', () => {
@@ -191,5 +217,55 @@ describe('IdempotencyInterceptor: what a request leaves on its key', () => {
     idempotency.claimedAfterVanish = undefined;
     await expect(run({ answer: { id: 'o3' } })).rejects.toBeInstanceOf(IdempotencyInProgressError);
     expect(handled()).toBe(1);
+  });
+
+  describe('a route whose resource statement claims the key (claimInResourceStatement)', () => {
+    it('runs the handler at once under a new claim, without a claim statement of its own, and stores its answer', async () => {
+      const { idempotency, run, handled } = setup('pay');
+      await expect(run({ answer: { id: 'o1' } })).resolves.toEqual({ id: 'o1' });
+      expect(idempotency.begun).toBe(0);
+      expect(handled()).toBe(1);
+      expect(idempotency.ranAs.map((r) => [r.claim.id, r.status, r.answerInline])).toEqual([['claim-1', 201, true]]);
+      expect(idempotency.completed).toEqual([{ id: 'claim-1', status: 201, body: { id: 'o1' } }]);
+    });
+
+    it('stores nothing more when the handler stored its answer with its last write', async () => {
+      const { idempotency, interceptor, context } = setup('pay');
+      const next: CallHandler = {
+        handle: () => {
+          idempotency.ranAs[0].answerStored = true;
+          return of({ id: 'o1' });
+        },
+      };
+      await expect(lastValueFrom(await interceptor.intercept(context, next))).resolves.toEqual({ id: 'o1' });
+      expect(idempotency.completed).toEqual([]);
+    });
+
+    it('when the statement finds the key held by another request, answers as any idempotent route: here the replay', async () => {
+      const { idempotency, reply, run, handled } = setup('pay');
+      idempotency.started = { kind: 'replay', status: 201, body: { id: 'first' } };
+      await expect(run({ error: new IdempotencyInProgressError() })).resolves.toEqual({ id: 'first' });
+      expect(handled()).toBe(1);
+      expect(idempotency.begun).toBe(1);
+      expect(reply.headers['idempotent-replayed']).toBe('true');
+      expect(idempotency.completed).toEqual([]);
+      expect(idempotency.released).toEqual([]);
+    });
+
+    it('when the holder vanished meanwhile, runs the handler again holding the claimed record', async () => {
+      const { idempotency, run, handled } = setup('pay');
+      await expect(run({ error: new IdempotencyInProgressError() }, { answer: { id: 'o2' } })).resolves.toEqual({ id: 'o2' });
+      expect(handled()).toBe(2);
+      expect(idempotency.ranAs.map((r) => r.claim.id)).toEqual(['claim-1', 'record-1']);
+      expect(idempotency.completed).toEqual([{ id: 'record-1', status: 201, body: { id: 'o2' } }]);
+    });
+
+    it('a validation failure before the statement leaves the key as it was: nothing stored, nothing to keep', async () => {
+      const { idempotency, run } = setup('pay');
+      const error = new ValidationFailedError([{ field: 'amount', message: 'bad' }]);
+      await expect(run({ error })).rejects.toBe(error);
+      expect(idempotency.completed).toEqual([]);
+      expect(idempotency.begun).toBe(0);
+    });
   });
 });

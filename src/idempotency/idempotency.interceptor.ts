@@ -54,9 +54,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
 
     const requestId = String(request.id ?? '');
+    const user = request.user;
     if (route.claimInResourceStatement) {
       const inFlight: InFlightRequest = {
-        claim: this.idempotency.newClaim(request.user.id, fingerprint, key),
+        claim: this.idempotency.newClaim(user.id, fingerprint, key),
         status,
         answerInline: !route.storeBody,
         answerStored: false,
@@ -67,18 +68,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
         } catch (error) {
           if (!(error instanceof IdempotencyInProgressError)) throw error;
           // The resource's statement found the key held by another request and stored nothing: as any idempotent route from here.
-          const answer = await this.claimThenRun(next, request.user!.id, fingerprint, key, route, status, requestId, reply);
+          const answer = await this.claimThenRun(next, user, fingerprint, key, route, status, requestId, reply);
           return lastValueFrom(answer, { defaultValue: undefined });
         }
       });
     }
-    return this.claimThenRun(next, request.user.id, fingerprint, key, route, status, requestId, reply);
+    return this.claimThenRun(next, user, fingerprint, key, route, status, requestId, reply);
   }
 
   /** Claims the key first (or replays, waits, recovers), then runs the handler holding it. */
   private async claimThenRun(
     next: CallHandler,
-    userId: string,
+    user: AuthUser,
     fingerprint: RequestFingerprint,
     key: string,
     route: IdempotentRoute,
@@ -86,11 +87,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     requestId: string,
     reply: FastifyReply,
   ): Promise<Observable<unknown>> {
-    const request = reply.request as FastifyRequest & { user: AuthUser };
-    let started = await this.idempotency.begin(userId, fingerprint, key, { waitMs: route.waitMs });
+    let started = await this.idempotency.begin(user.id, fingerprint, key, { waitMs: route.waitMs });
     if (started.kind === 'recover') {
       reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-      const body = await this.idempotency.recover(started.resource, request.user);
+      const body = await this.idempotency.recover(started.resource, user);
       if (body !== undefined) {
         this.logger.info(
           { scope: route.scope, resourceType: started.resource.type, resourceId: started.resource.id },
