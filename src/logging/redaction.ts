@@ -36,9 +36,11 @@ function keyWords(key: string): string[] {
 
 /** True for a key whose value is a card secret, a credential or a token (card numbers included). */
 export function isSecretKeyName(key: string): boolean {
-  const words = keyWords(key);
-  const compact = words.join('');
-  return SECRET_KEY_PART.test(compact) || words.some((w) => SECRET_KEY_WORDS.has(w)) || isCardNumberKeyName(key);
+  return classifiedKey(secretKeyNames, key, (name) => {
+    const words = keyWords(name);
+    const compact = words.join('');
+    return SECRET_KEY_PART.test(compact) || words.some((w) => SECRET_KEY_WORDS.has(w)) || isCardNumberKeyName(name);
+  });
 }
 
 /**
@@ -51,8 +53,28 @@ export function isCredentialHeaderName(name: string): boolean {
 
 /** True for a key whose value is a card number (`card_number`, `cardNumber`, `pan`). */
 export function isCardNumberKeyName(key: string): boolean {
-  const words = keyWords(key);
-  return CARD_NUMBER_KEY_PART.test(words.join('')) || words.includes('pan');
+  return classifiedKey(cardNumberKeyNames, key, (name) => {
+    const words = keyWords(name);
+    return CARD_NUMBER_KEY_PART.test(words.join('')) || words.includes('pan');
+  });
+}
+
+/**
+ * What was decided of a key name, kept: every log line, stored body and provider answer asks about
+ * the same few dozen keys, and deciding one takes a Unicode normalisation and four patterns. Bounded,
+ * so that hostile bodies full of new keys cannot grow it; past the bound a key is decided each time.
+ */
+const KEY_DECISIONS_KEPT = 4_096;
+const KEY_DECIDED_MAX_LENGTH = 128;
+const secretKeyNames = new Map<string, boolean>();
+const cardNumberKeyNames = new Map<string, boolean>();
+
+function classifiedKey(decided: Map<string, boolean>, key: string, decide: (key: string) => boolean): boolean {
+  const known = decided.get(key);
+  if (known !== undefined) return known;
+  const decision = decide(key);
+  if (decided.size < KEY_DECISIONS_KEPT && key.length <= KEY_DECIDED_MAX_LENGTH) decided.set(key, decision);
+  return decision;
 }
 
 /** 13 to 19 digits, optionally grouped by spaces or dashes, not inside a longer word (a PAN's shape). */
