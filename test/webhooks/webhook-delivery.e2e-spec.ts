@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { SecretBox } from '../../src/common/secret-box';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { webhookSecretPurpose } from '../../src/webhooks/webhook-endpoints.types';
-import { WebhookDeliveryJob } from '../../src/webhooks/webhook-delivery.job';
+import { WEBHOOK_MAX_IN_FLIGHT, WEBHOOK_POLL_INTERVAL_MS, WebhookDeliveryJob } from '../../src/webhooks/webhook-delivery.job';
 import { newWebhookSecret } from '../../src/webhooks/webhook-signature';
 import { customer, waitForOrder } from '../support/orders-client';
 import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -299,14 +299,28 @@ describe('webhook delivery', () => {
 
   it('two instances on one database never attempt the same delivery at the same moment', async () => {
     const path = `/pair-${randomUUID()}`;
-    // Slow answers widen the window in which a second claim could take a delivery in flight.
-    const endpoint = await onlyEndpoint(receiver.on(path, (_, res) => void setTimeout(() => res.writeHead(200).end(), 30)));
+    // Each answer takes two poll intervals (within WEBHOOK_TIMEOUT_MS): whichever instance claims first fills its
+    // attempts in flight (WEBHOOK_MAX_IN_FLIGHT) and the other claims the rest while they run.
+    const endpoint = await onlyEndpoint(
+      receiver.on(path, (_, res) => void setTimeout(() => res.writeHead(200).end(), 2 * WEBHOOK_POLL_INTERVAL_MS)),
+    );
     const second = await startTestService(sandbox, ENV);
     try {
       const jobs = [service.get(WebhookDeliveryJob), second.get(WebhookDeliveryJob)];
       const startedBefore = jobs.map((job) => job.attemptsStarted);
+      // The events first, with the endpoint disabled (nothing is fanned out to it)…
+      await sql(`UPDATE webhook_endpoints SET status = 'DISABLED' WHERE id = $1::uuid`, endpoint.id);
       const eventIds: string[] = [];
-      for (let i = 0; i < 60; i++) eventIds.push(await processingOrder());
+      for (let i = 0; i < WEBHOOK_MAX_IN_FLIGHT + 28; i++) eventIds.push(await processingOrder());
+      // …then all their deliveries due at once, in one commit.
+      await service.prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO webhook_deliveries (id, event_id, endpoint_id) SELECT gen_random_uuid(), id, $2::uuid FROM events WHERE id = ANY($1::text[])`,
+          eventIds,
+          endpoint.id,
+        );
+        await tx.$executeRawUnsafe(`UPDATE webhook_endpoints SET status = 'ENABLED' WHERE id = $1::uuid`, endpoint.id);
+      });
       // Both instances claim concurrently as well as on their timers.
       await Promise.all(jobs.flatMap((job) => [job.runNow(), job.runNow()]));
       await until(
