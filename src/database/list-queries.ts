@@ -16,6 +16,8 @@ export interface KeysetListDefinition<C extends Columns, F> {
   select: string;
   columns: C;
   filters: readonly ListFilter<F>[];
+  /** The position's id as the table spells its ids; a cursor carries a UUID (`$4`). Default `$4::uuid`. */
+  positionId?: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export function keysetListStatements<C extends Columns, F>(list: KeysetListDefin
       SELECT ${list.select}
       FROM ${list.from}
       WHERE ${list.time} >= $1::timestamptz AND ${list.time} < $2::timestamptz
-        AND ${list.time} <= $3::timestamptz AND (${list.time}, ${alias}.id) < ($3::timestamptz, $4::uuid)${conditions}
+        AND ${list.time} <= $3::timestamptz AND (${list.time}, ${alias}.id) < ($3::timestamptz, ${list.positionId ?? '$4::uuid'})${conditions}
       ORDER BY ${list.time} DESC, ${alias}.id DESC
       LIMIT $5::int`,
       list.columns,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 import type { PageRequest } from '../common/pagination';
-import { keysetListStatementFor, keysetListValues, type ListFilter } from '../database/list-queries';
+import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
 import { PrismaService } from '../database/prisma.service';
 import type { Proven, SameValues } from '../database/same-values';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
@@ -60,27 +60,17 @@ const LIST_FILTERS: readonly ListFilter<EventFilter>[] = [
   ['resourceId', 'resource', (n) => `e.resource_id = $${n}::uuid`],
 ];
 
-/**
- * The list, one statement per set of equality filters, as keysetListStatements writes them (see
- * there why), with one difference: an event's id is text (`evt_` and 32 hex digits), so the
- * position's id ($4, a UUID like every cursor's) is compared in that spelling, which sorts the same.
- */
-const LIST = Array.from({ length: 1 << LIST_FILTERS.length }, (_, set) => {
-  const filters = LIST_FILTERS.filter((_filter, i) => set & (1 << i));
-  const conditions = filters.map(([, , condition], i) => `\n        AND ${condition(6 + i)}`).join('');
-  return sqlStatement(
-    repository,
-    'list',
-    `events_page_${filters.map(([, short]) => short).join('_') || 'all'}`,
-    `
-      SELECT ${SELECT_EVENT('e')}
-      FROM events e
-      WHERE e.created_at >= $1::timestamptz AND e.created_at < $2::timestamptz
-        AND e.created_at <= $3::timestamptz AND (e.created_at, e.id) < ($3::timestamptz, 'evt_' || replace($4::uuid::text, '-', ''))${conditions}
-      ORDER BY e.created_at DESC, e.id DESC
-      LIMIT $5::int`,
-    EVENT_COLUMNS,
-  );
+/** The list (keysetListStatements). An event's id is text (`evt_` and 32 hex digits): the position's id, a UUID like every cursor's, is compared in that spelling, which sorts the same. */
+const LIST = keysetListStatements({
+  repository,
+  usedBy: 'list',
+  prefix: 'events_page',
+  from: 'events e',
+  time: 'e.created_at',
+  select: SELECT_EVENT('e'),
+  columns: EVENT_COLUMNS,
+  filters: LIST_FILTERS,
+  positionId: `'evt_' || replace($4::uuid::text, '-', '')`,
 });
 
 /** A delivery as JSON, with its endpoint's URL and its attempts (oldest first). */
