@@ -77,6 +77,9 @@ export type RowOf<C extends Columns> = { -readonly [K in keyof C]: C[K] extends 
 /** The row of a statement. */
 export type StatementRow<S> = S extends SqlStatement<infer Row> ? Row : never;
 
+/** SQL writing a timestamptz as Date#toISOString does (timestamptz(3): milliseconds are all there is). */
+export const isoTimeSql = (time: string) => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const registry = new Map<string, SqlStatement>();
 
 /** Declares a statement of a repository; `columns` are what it answers (omit for a statement that answers no rows). */

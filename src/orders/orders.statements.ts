@@ -1,4 +1,4 @@
-import { column, sqlStatement, type RowOf } from '../database/sql-statement';
+import { column, isoTimeSql, sqlStatement, type RowOf } from '../database/sql-statement';
 import { keysetListStatements, type ListFilter } from '../database/list-queries';
 import { agentBudgetTakeCte } from '../provider/agent-budget.repository';
 import { idempotencyAnswerCte, idempotencyLinkCte } from '../idempotency/idempotency.repository';
@@ -58,7 +58,7 @@ export type ChangeColumns = Pick<RowOf<typeof CHANGE_COLUMNS>, 'changeId' | 'cha
 /** The stream event of a change, as JSON text for pg_notify; `at` in the format of Date#toISOString. */
 const eventJson = (order: string, change: string, from: string, to: string, reason: string) =>
   `json_build_object('orderId', ${order}, 'changeId', ${change}.id::text, 'fromStatus', ${from}, 'status', ${to}, 'reason', ${reason},
-    'at', to_char(${change}.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+    'at', ${isoTimeSql(`${change}.at`)})::text`;
 
 export const FIND_ORDER = sqlStatement(
   repository,
@@ -164,7 +164,7 @@ export const RECORD_SUBMISSION = sqlStatement(
   ), ${idempotencyAnswerCte(
     '$8',
     '$9',
-    `$10::text || (SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM updated) || $11::text`,
+    `$10::text || (SELECT ${isoTimeSql('updated_at')} FROM updated) || $11::text`,
     `EXISTS (SELECT 1 FROM previous WHERE status = 'PENDING' AND NOT needs_review AND provider_reference IS NULL
         AND provider_transaction_reference IS NULL AND failure_reason IS NULL)`,
   )}
@@ -206,9 +206,6 @@ export const LIST_FILTERS: readonly ListFilter<OrderFilter>[] = [
   ['needsReview', 'review', (n: number) => `o.needs_review = $${n}::boolean`],
 ];
 
-/** A time as Date#toISOString writes it (timestamptz(3): milliseconds are all there is). */
-const isoTime = (time: string) => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 /**
  * A page of orders, or a batch of the CSV export: only what either shows, the times already written
  * as ISO text by PostgreSQL. Parsing them into Dates to write them back out was most of the export's
@@ -220,7 +217,7 @@ export const LIST_ORDERS = keysetListStatements({
   prefix: 'orders_page',
   from: 'orders o',
   time: 'o.created_at',
-  select: `o.id::text AS id, o.reference, ${isoTime('o.created_at')} AS "createdAt", ${isoTime('o.updated_at')} AS "updatedAt",
+  select: `o.id::text AS id, o.reference, ${isoTimeSql('o.created_at')} AS "createdAt", ${isoTimeSql('o.updated_at')} AS "updatedAt",
     o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
     o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
     o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",

@@ -5,7 +5,7 @@ import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
 import { PrismaService } from '../database/prisma.service';
 import type { Proven, SameValues } from '../database/same-values';
-import { column, sqlStatement, type RowOf } from '../database/sql-statement';
+import { column, isoTimeSql, sqlStatement, type RowOf } from '../database/sql-statement';
 import type { WebhookDeliveryStatus as DbWebhookDeliveryStatus } from '../generated/prisma/enums';
 import {
   WEBHOOK_DELIVERY_STATUSES,
@@ -38,9 +38,6 @@ export const eventSnapshotSql = (
                                                     'share_minor', s.share_minor::text) ORDER BY s.position), '[]'::jsonb)
        FROM distribution_shares s WHERE s.distribution_id = ${alias}.resource_id))
     ELSE ${alias}.snapshot END`;
-
-/** A time as JSON text in the format of Date#toISOString. */
-const isoText = (time: string) => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const EVENT_COLUMNS = {
   id: column.text,
@@ -76,11 +73,11 @@ const LIST = keysetListStatements({
 /** A delivery as JSON, with its endpoint's URL and its attempts (oldest first). */
 const deliveryJson = (d: string, w: string) => `json_build_object(
       'id', ${d}.id, 'endpointId', ${d}.endpoint_id, 'endpointUrl', ${w}.url, 'status', ${d}.status,
-      'attemptCount', ${d}.attempt_count, 'nextAttemptAt', ${isoText(`${d}.next_attempt_at`)},
-      'createdAt', ${isoText(`${d}.created_at`)},
-      'completedAt', ${isoText(`${d}.completed_at`)},
+      'attemptCount', ${d}.attempt_count, 'nextAttemptAt', ${isoTimeSql(`${d}.next_attempt_at`)},
+      'createdAt', ${isoTimeSql(`${d}.created_at`)},
+      'completedAt', ${isoTimeSql(`${d}.completed_at`)},
       'attempts', (SELECT coalesce(json_agg(json_build_object(
-                     'at', ${isoText('a.at')}, 'httpStatus', a.http_status, 'durationMs', a.duration_ms,
+                     'at', ${isoTimeSql('a.at')}, 'httpStatus', a.http_status, 'durationMs', a.duration_ms,
                      'error', a.error, 'responseBody', a.response_body) ORDER BY a.id), '[]'::json)
                    FROM webhook_attempts a WHERE a.delivery_id = ${d}.id))`;
 
@@ -126,7 +123,7 @@ const CREATED_DELIVERY_COLUMNS = {
 };
 const SELECT_CREATED = `
   SELECT c.id, c.endpoint_id AS "endpointId", w.url AS "endpointUrl", c.status, c.attempt_count AS "attemptCount",
-         ${isoText('c.next_attempt_at')} AS "nextAttemptAt", ${isoText('c.created_at')} AS "createdAt"
+         ${isoTimeSql('c.next_attempt_at')} AS "nextAttemptAt", ${isoTimeSql('c.created_at')} AS "createdAt"
   FROM created c JOIN webhook_endpoints w ON w.id = c.endpoint_id
   ORDER BY w.created_at, w.id`;
 
