@@ -26,6 +26,11 @@ export interface AppConfig {
   port: number;
   /** Address the API listens on (HOST): 127.0.0.1 by default in development, 0.0.0.0 in production. */
   host: string;
+  /**
+   * SHUTDOWN_DRAIN_MS: after SIGTERM, how long the instance keeps serving with /health/ready at 503
+   * before it stops accepting connections (5 s in production, 0 elsewhere).
+   */
+  shutdownDrainMs: number;
   /** Absent: the embedded PostgreSQL (PGlite) is started, data under `embeddedDataDir`. */
   databaseUrl?: string;
   embeddedDataDir: string;
@@ -259,6 +264,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     isProduction,
     port,
     host,
+    shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', isProduction ? 5_000 : 0, 0, 300_000),
     databaseUrl,
     embeddedDataDir: read('EMBEDDED_DATA_DIR') ?? '.data/pglite',
     provider: {
