@@ -183,4 +183,46 @@ describe('loadAppConfig', () => {
     expect(problemsOf({ HOST: 'http://0.0.0.0' })[0]).toContain('HOST must be an IP address or a host name');
     expect(problemsOf({ HOST: '0.0.0.0:3000' })[0]).toContain('HOST');
   });
+
+  it('reads the previous keys of each secret as comma-separated lists, none by default', () => {
+    expect(loadAppConfig(PRODUCTION_ENV)).toMatchObject({
+      callbackSigningPreviousSecrets: [],
+      dataEncryptionPreviousKeys: [],
+      auth: { jwtPreviousSecrets: [] },
+    });
+    const oldKeys = [Buffer.alloc(32, 2), Buffer.alloc(32, 3)];
+    const config = loadAppConfig({
+      ...PRODUCTION_ENV,
+      CALLBACK_SIGNING_PREVIOUS_SECRETS: `${'a'.repeat(32)}, ${'b'.repeat(40)}`,
+      DATA_ENCRYPTION_PREVIOUS_KEYS: oldKeys.map((key) => key.toString('base64')).join(','),
+      AUTH_JWT_PREVIOUS_SECRETS: 'k'.repeat(48),
+    });
+    expect(config.callbackSigningPreviousSecrets).toEqual(['a'.repeat(32), 'b'.repeat(40)]);
+    expect(config.dataEncryptionPreviousKeys).toEqual(oldKeys);
+    expect(config.auth.jwtPreviousSecrets).toEqual(['k'.repeat(48)]);
+  });
+
+  it('refuses a malformed previous key, or one equal to the current key, naming the variable and position and never the value', () => {
+    const problems = problemsOf({
+      ...PRODUCTION_ENV,
+      CALLBACK_SIGNING_PREVIOUS_SECRETS: `${'a'.repeat(32)},short-callback-secret`,
+      DATA_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 2).toString('base64')},,${PRODUCTION_ENV.DATA_ENCRYPTION_KEY}`,
+      AUTH_JWT_PREVIOUS_SECRETS: `${PRODUCTION_ENV.AUTH_JWT_SECRET},${Buffer.alloc(16, 9).toString('base64')}`,
+    });
+    expect(problems).toEqual([
+      'CALLBACK_SIGNING_PREVIOUS_SECRETS entry 2 must be at least 32 characters',
+      'DATA_ENCRYPTION_PREVIOUS_KEYS entry 2 must be 32 bytes encoded in base64',
+      'DATA_ENCRYPTION_PREVIOUS_KEYS entry 3 equals the current key: remove it',
+      'AUTH_JWT_PREVIOUS_SECRETS entry 1 equals the current key: remove it',
+      'AUTH_JWT_PREVIOUS_SECRETS entry 2 must be at least 32 characters',
+    ]);
+    expect(problemsOf({ ...PRODUCTION_ENV, CALLBACK_SIGNING_PREVIOUS_SECRETS: PRODUCTION_ENV.CALLBACK_SIGNING_SECRET })).toEqual([
+      'CALLBACK_SIGNING_PREVIOUS_SECRETS entry 1 equals the current key: remove it',
+    ]);
+    // The same key written without its base64 padding is still the current key.
+    const unpadded = Buffer.alloc(32, 1).toString('base64').replace(/=+$/, '');
+    expect(problemsOf({ ...PRODUCTION_ENV, DATA_ENCRYPTION_PREVIOUS_KEYS: unpadded })).toEqual([
+      'DATA_ENCRYPTION_PREVIOUS_KEYS entry 1 equals the current key: remove it',
+    ]);
+  });
 });

@@ -47,9 +47,15 @@ export interface AppConfig {
   card: { operationParam: string; amountParam: string; currencyParam: string };
   publicBaseUrl: string;
   callbackSigningSecret: string;
+  /** CALLBACK_SIGNING_PREVIOUS_SECRETS: older callback keys whose tokens are still accepted (never used to sign). */
+  callbackSigningPreviousSecrets: string[];
   dataEncryptionKey: Buffer;
+  /** DATA_ENCRYPTION_PREVIOUS_KEYS: older keys that still open what they sealed (never used to seal). */
+  dataEncryptionPreviousKeys: Buffer[];
   auth: {
     jwtSecret?: string;
+    /** AUTH_JWT_PREVIOUS_SECRETS: older HS256 secrets whose tokens are still accepted (loadAppConfig always sets it). */
+    jwtPreviousSecrets?: string[];
     jwksUrl?: string;
     /** AUTH_JWT_ISSUER: when set, a token's `iss` must equal it. */
     issuer?: string;
@@ -190,6 +196,29 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     }
     return delays.map(Number);
   };
+  /**
+   * A comma-separated list of keys retired from a current key's variable: each entry is checked as
+   * the current key is (`valid`), and none may be the current key. Messages name the variable and
+   * the entry's position (1-based), never a value.
+   */
+  const previousKeys = <T>(name: string, valid: (entry: string) => T | undefined, expected: string, isCurrent: (key: T) => boolean) => {
+    const raw = read(name);
+    if (raw === undefined) return [];
+    const keys: T[] = [];
+    raw.split(',').forEach((text, index) => {
+      const entry = text.trim();
+      const parsed = entry === '' ? undefined : valid(entry);
+      if (parsed === undefined) problems.push(`${name} entry ${index + 1} must be ${expected}`);
+      else if (isCurrent(parsed)) problems.push(`${name} entry ${index + 1} equals the current key: remove it`);
+      else keys.push(parsed);
+    });
+    return keys;
+  };
+  const secretOfLength = (entry: string) => (entry.length >= 32 ? entry : undefined);
+  const base64Key = (entry: string) => {
+    const key = Buffer.from(entry, 'base64');
+    return key.length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(entry) ? key : undefined;
+  };
 
   const port = integer('PORT', 3000, 0, 65535);
   const host = read('HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1');
@@ -223,6 +252,15 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       problems.push('DATA_ENCRYPTION_KEY must be 32 bytes encoded in base64 (openssl rand -base64 32)');
     }
   }
+  const callbackSigningPreviousSecrets = previousKeys(
+    'CALLBACK_SIGNING_PREVIOUS_SECRETS',
+    secretOfLength,
+    'at least 32 characters',
+    (key) => key === callbackSigningSecret,
+  );
+  const dataEncryptionPreviousKeys = previousKeys('DATA_ENCRYPTION_PREVIOUS_KEYS', base64Key, '32 bytes encoded in base64', (key) =>
+    key.equals(dataEncryptionKey),
+  );
   const jwksUrl = url('AUTH_JWKS_URL', read('AUTH_JWKS_URL'));
   let jwtSecret = read('AUTH_JWT_SECRET');
   if (jwtSecret === undefined && jwksUrl === undefined) {
@@ -230,6 +268,12 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     else jwtSecret = DEV_JWT_SECRET;
   }
   if (jwtSecret !== undefined && jwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
+  const jwtPreviousSecrets = previousKeys(
+    'AUTH_JWT_PREVIOUS_SECRETS',
+    secretOfLength,
+    'at least 32 characters',
+    (key) => key === jwtSecret,
+  );
   // A longer-lived bearer token is a standing credential; a year is the most one may configure.
   const maxTokenTtlSeconds = integer('AUTH_MAX_TOKEN_TTL', 2_592_000, 1, 31_536_000);
   const maxAmount = read('MAX_AMOUNT') ?? '100000000';
@@ -283,8 +327,17 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     },
     publicBaseUrl: publicBaseUrl ?? '',
     callbackSigningSecret: callbackSigningSecret ?? '',
+    callbackSigningPreviousSecrets,
     dataEncryptionKey,
-    auth: { jwtSecret, jwksUrl, issuer: read('AUTH_JWT_ISSUER'), audience: read('AUTH_JWT_AUDIENCE'), maxTokenTtlSeconds },
+    dataEncryptionPreviousKeys,
+    auth: {
+      jwtSecret,
+      jwtPreviousSecrets,
+      jwksUrl,
+      issuer: read('AUTH_JWT_ISSUER'),
+      audience: read('AUTH_JWT_AUDIENCE'),
+      maxTokenTtlSeconds,
+    },
     orderExpiryMinutes: integer('ORDER_EXPIRY_MINUTES', 1440, 1, 525600),
     currencies,
     logLevel,
