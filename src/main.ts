@@ -28,15 +28,17 @@ async function main() {
 
   // The first SIGTERM or SIGINT (Ctrl-C) stops the service cleanly and exits 0: requests in flight
   // finish, event streams end, the embedded database is closed so its data directory opens again
-  // without recovery. A signal during start-up waits for the start to finish, then stops. A later
+  // without recovery. SIGTERM (a rolling restart) first drains for SHUTDOWN_DRAIN_MS: /health/ready
+  // answers 503 while everything else is still served, until the load balancer has moved away. A signal during start-up waits for the start to finish, then stops. A later
   // signal gives up waiting and exits at once with the shell's code for that signal.
   // eslint-disable-next-line prefer-const -- the signal handlers below read it before start-up assigns it; a const would be in its temporal dead zone then
   let service: RunningService | undefined;
   let stopRequested = false;
   let firstSignalAt = 0;
+  let firstSignal: StopSignal = 'SIGTERM';
   const stopAndExit = async (running: RunningService) => {
     try {
-      await running.stop();
+      await running.stop({ drainMs: firstSignal === 'SIGTERM' ? running.config.shutdownDrainMs : 0 });
     } catch (error) {
       logger.error({ err: error }, 'the service did not stop cleanly');
       logger.flush();
@@ -55,6 +57,7 @@ async function main() {
     }
     stopRequested = true;
     firstSignalAt = Date.now();
+    firstSignal = signal;
     logger.info({ signal }, 'shutting down');
     if (service) void stopAndExit(service);
   };

@@ -1,9 +1,11 @@
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config';
 import { createApp } from './create-app';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
+import { HealthService } from './health/health.service';
 import type { RunningSandbox } from './sandbox/sandbox.server';
 
 export interface RunningService {
@@ -12,7 +14,13 @@ export interface RunningService {
   url: string;
   embeddedDatabase?: EmbeddedPostgres;
   sandbox?: RunningSandbox;
-  stop(): Promise<void>;
+  /**
+   * Stops the instance. With `drainMs` (SIGTERM), /health/ready answers 503 at once and everything
+   * else is served as before for that long, so that the load balancer stops sending requests here;
+   * then new connections are refused, requests in flight finish and live streams end with a
+   * `retry:` hint. Without it, the drain is skipped (Ctrl-C, tests).
+   */
+  stop(options?: { drainMs?: number }): Promise<void>;
 }
 
 export interface RunOptions {
@@ -74,7 +82,12 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
       url,
       embeddedDatabase,
       sandbox,
-      async stop() {
+      async stop({ drainMs = 0 } = {}) {
+        app.get(HealthService).beginDrain();
+        if (drainMs > 0) {
+          logger.info({ drainMs }, 'draining: /health/ready answers 503, requests still served');
+          await sleep(drainMs);
+        }
         await app.close();
         for (const part of started.reverse()) await part.stop();
       },

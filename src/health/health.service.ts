@@ -18,11 +18,25 @@ export class NotReadyError extends DomainError {
 @Injectable()
 export class HealthService {
   private expectedMigrations?: Promise<string[]>;
+  private draining = false;
 
   constructor(private readonly repository: HealthRepository) {}
 
-  /** Ready = the database answers and every migration shipped with this build is applied to it. */
+  /**
+   * The instance is shutting down: from now on readiness answers 503 at once, without asking the
+   * database, so that the load balancer takes the instance out of rotation while it still serves.
+   */
+  beginDrain(): void {
+    this.draining = true;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Ready = not shutting down, the database answers and every migration shipped with this build is applied to it. */
   async readiness(): Promise<ReadinessReport> {
+    if (this.draining) throw new NotReadyError('The instance is shutting down.');
     try {
       await this.repository.ping();
     } catch {
