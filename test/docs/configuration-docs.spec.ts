@@ -10,7 +10,9 @@ const unique = (names: Iterable<string>) => [...new Set(names)].sort();
 /** Variables the configuration readers look up, found in their source. */
 function namesReadBy(path: string): string[] {
   const source = read(path);
-  const found = [...source.matchAll(/\b(?:read|integer|devOnly|paramName|flag|retrySchedule)\('([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]);
+  const found = [...source.matchAll(/\b(?:read|integer|devOnly|paramName|flag|retrySchedule|previousKeys)\(\s*'([A-Z][A-Z0-9_]+)'/g)].map(
+    (m) => m[1],
+  );
   found.push(...[...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]));
   return unique(found);
 }
