@@ -17,11 +17,37 @@ export class TooManyStreamsError extends DomainError {
   override readonly headers = { 'retry-after': String(STREAM_RETRY_AFTER_SECONDS) };
 }
 
-/** What an open stream carries: a status event, or a keep-alive for the proxies in between. */
-export type OrderStreamMessage = { kind: 'status'; event: OrderStatusEvent } | { kind: 'keepAlive' };
+/**
+ * What an open stream carries: a status event, a keep-alive for the proxies in between, or, last
+ * before the instance ends the stream at shutdown, how long the client should wait before it
+ * reconnects (`retry:`).
+ */
+export type OrderStreamMessage =
+  | { kind: 'status'; event: OrderStatusEvent }
+  | { kind: 'keepAlive' }
+  | { kind: 'reconnect'; retryMs: number };
 const KEEP_ALIVE: OrderStreamMessage = { kind: 'keepAlive' };
 /** Into how many groups the keep-alives of one interval are spread. */
 const KEEP_ALIVE_SPREAD = 15;
+/**
+ * The reconnection delay sent to streams ended by a shutdown: 1 to 3 s, drawn per stream, so that
+ * the streams of a restarted instance come back through the load balancer spread over two seconds
+ * rather than all at once.
+ */
+const RECONNECT_MIN_MS = 1_000;
+const RECONNECT_SPREAD_MS = 2_000;
+/** The largest change id there can be (a PostgreSQL bigint). */
+const MAX_CHANGE_ID = 2n ** 63n - 1n;
+
+/**
+ * The change id a reconnecting client names in `Last-Event-ID`: a positive decimal integer that
+ * fits a bigint. Anything else is malformed and ignored (the stream starts afresh).
+ */
+export function parseLastEventId(header: string | undefined): bigint | undefined {
+  if (header === undefined || !/^[1-9]\d{0,18}$/.test(header)) return undefined;
+  const id = BigInt(header);
+  return id <= MAX_CHANGE_ID ? id : undefined;
+}
 
 /**
  * The client end of a stream, as the HTTP layer holds it: messages go out as they come, nothing
@@ -107,12 +133,16 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * The order's current status (one history read), then each transition, ending after a final
-   * one, with keep-alives in between. Transitions arriving while the snapshot is read are held
-   * and replayed after it, so none falls between; each is delivered once, by change id. Resolves
-   * once the snapshot is sent; a failed snapshot read rejects before anything was sent. From then
-   * on the stream lives in the callbacks of the watcher, the keep-alive timer and `client`.
+   * one, with keep-alives in between. With `lastEventId`, the id of one of this order's changes
+   * (a reconnecting client's Last-Event-ID), every change after it is sent instead of the current
+   * status, in order, and nothing when there is none (the stream ends at once when the order is
+   * already decided); an id that is not one of this order's changes is ignored. Transitions
+   * arriving while the history is read are held and replayed after it, so none falls between;
+   * each is delivered once, by change id. Resolves once the snapshot is sent; a failed history
+   * read rejects before anything was sent. From then on the stream lives in the callbacks of the
+   * watcher, the keep-alive timer and `client`. A shutdown ends it after a `reconnect` message.
    */
-  async follow(order: OrderRecord, slot: StreamSlot, client: OrderStreamClient): Promise<void> {
+  async follow(order: OrderRecord, slot: StreamSlot, client: OrderStreamClient, lastEventId?: bigint): Promise<void> {
     // Only these few fields stay with the stream, not the whole order record.
     const orderId = order.id;
     const unrecorded: OrderStatusEvent = {
@@ -152,7 +182,11 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
         return held ? undefined : position;
       },
       deliver: (event) => (held ? held.push(event) : emit(event)),
-      end,
+      // The instance shuts down: the client is told to come back (to another instance) soon.
+      end: () => {
+        if (!stopped) client.send({ kind: 'reconnect', retryMs: RECONNECT_MIN_MS + Math.floor(Math.random() * RECONNECT_SPREAD_MS) });
+        end();
+      },
     };
     client.onClose(stop);
     if (client.closed) return stop();
@@ -171,10 +205,18 @@ export class OrderStreams implements OnModuleInit, OnApplicationShutdown {
       if (client.closed) return;
       throw error;
     }
+    if (stopped) return;
     const latest = history[history.length - 1];
     const arrived = held ?? [];
     held = undefined;
-    emit(latest ? statusEventOf(latest) : unrecorded);
+    if (lastEventId !== undefined && history.some((change) => change.id === lastEventId)) {
+      // The client has everything up to its last event: what it missed, then live.
+      position = lastEventId;
+      for (const change of history) if (change.id > lastEventId) emit(statusEventOf(change));
+      if (!stopped && latest.id === lastEventId && FINAL_STATUSES.includes(latest.toStatus)) return end();
+    } else {
+      emit(latest ? statusEventOf(latest) : unrecorded);
+    }
     for (const event of arrived.sort((a, b) => (BigInt(a.changeId) < BigInt(b.changeId) ? -1 : 1))) emit(event);
   }
 

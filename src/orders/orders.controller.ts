@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
   ApiBadGatewayResponse,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -26,7 +27,7 @@ import {
   OrderPageDto,
   OrderStatusEventDto,
 } from './orders.dto';
-import type { OrderStreamMessage } from './order-streams';
+import { parseLastEventId, type OrderStreamMessage } from './order-streams';
 import { provesNotSent } from '../provider/provider.errors';
 import { OrdersService } from './orders.service';
 
@@ -125,7 +126,14 @@ export class OrdersController {
     operationId: 'streamOrderEvents',
     summary: 'Live status (Server-Sent Events)',
     description:
-      'A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED. A comment line (`: keep-alive`) every SSE_KEEPALIVE_SECONDS (15 s) keeps idle proxies from cutting it. At most SSE_MAX_STREAMS_PER_USER streams per user and SSE_MAX_STREAMS per instance are open at once; beyond, 429 with Retry-After.',
+      'A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED. Each event has an `id:`, the id of the stored status change, the same on every instance. A comment line (`: keep-alive`) every SSE_KEEPALIVE_SECONDS (15 s) keeps idle proxies from cutting it. An instance that shuts down ends its streams with a `retry:` field (1 to 3 s): reconnect with `Last-Event-ID` to receive what was missed. At most SSE_MAX_STREAMS_PER_USER streams per user and SSE_MAX_STREAMS per instance are open at once; beyond, 429 with Retry-After.',
+  })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description:
+      "The `id:` of the last event received, as EventSource sends it when it reconnects. The stream then starts with this order's status events after that one, in order (none when nothing happened since; it ends at once when that event was the final status), then continues live. An id that is not a positive integer, or not one of this order's events, is ignored: the stream starts with the current status.",
+    schema: { type: 'string', pattern: '^[1-9][0-9]{0,18}$', example: '1042' },
   })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ type: OrderStatusEventDto, description: 'text/event-stream of `status` events whose data is this object' })
@@ -133,14 +141,20 @@ export class OrdersController {
   @ApiTooManyRequestsResponse({
     description: 'Too many open streams for this user or this instance (Retry-After); close one or retry later',
   })
-  async events(@CurrentUser() user: AuthUser, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
-    await this.orders.streamStatus(user, id, new ServerSentEvents(reply, toEventStreamText));
+  async events(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    await this.orders.streamStatus(user, id, new ServerSentEvents(reply, toEventStreamText), parseLastEventId(lastEventId));
   }
 }
 
 /** One message of a live stream in text/event-stream form (JSON never holds a raw line break). */
 function toEventStreamText(message: OrderStreamMessage): string {
   if (message.kind === 'keepAlive') return ': keep-alive\n\n';
+  if (message.kind === 'reconnect') return `retry: ${message.retryMs}\n\n`;
   const { event } = message;
   const data = { orderId: event.orderId, status: event.status, fromStatus: event.fromStatus, reason: event.reason, at: event.at };
   return `event: status\nid: ${event.changeId}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -276,14 +276,15 @@ export class OrdersService implements OnModuleInit {
    * end, the instance shutting down, or a refusal here. Resolves once the snapshot is sent; until
    * then an error (404, 429, a failed read) is the answer.
    */
-  async streamStatus(user: AuthUser, id: string, client: OrderStreamClient): Promise<void> {
+  /** The order's live status stream; `lastEventId` (a reconnecting client's) replays what came after it: see OrderStreams.follow. */
+  async streamStatus(user: AuthUser, id: string, client: OrderStreamClient, lastEventId?: bigint): Promise<void> {
     const slot = this.streams.reserve(user.id);
     client.onClose(() => slot.release());
     try {
       // Checked before the stream opens, so that a stranger gets a 404 rather than an empty 200 stream.
       const order = await this.findVisible(user, id);
       if (client.closed) return slot.release();
-      await this.streams.follow(order, slot, client);
+      await this.streams.follow(order, slot, client, lastEventId);
     } catch (error) {
       slot.release();
       throw error;
