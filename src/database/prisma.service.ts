@@ -44,6 +44,13 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   private readonly statementNames = new WeakMap<PoolClient, string>();
   private readonly listeners = new Set<StatementListener>();
   private readonly drains: (() => Promise<void>)[] = [];
+  /**
+   * Through a transaction-mode pooler (`pgbouncer=true`) consecutive statements of one pool
+   * connection may reach different server sessions, where a named statement prepared on another
+   * does not exist (or exists twice): statements go unnamed, parsed anew each time. Elsewhere they
+   * stay named, prepared once per connection.
+   */
+  private readonly unnamedStatements: boolean;
 
   constructor(config: ConfigService<AppConfig, true>) {
     const databaseUrl = config.get('databaseUrl', { infer: true });
@@ -55,6 +62,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     });
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
+    this.unnamedStatements = config.get('databasePooled', { infer: true });
     // An idle connection the server dropped is replaced by the pool; without a listener its error would end the process.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => this.instrument(client));
@@ -72,7 +80,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     this.drains.push(drain);
   }
 
-  /** Sends a written-out statement as a named (prepared) statement; answers its rows. */
+  /** Sends a written-out statement as a named (prepared) statement, unnamed through a pooler; answers its rows. */
   async run<S extends SqlStatement>(statement: S, values: unknown[]): Promise<StatementRow<S>[]> {
     return (await this.runCounted(statement, values)).rows;
   }
@@ -130,7 +138,11 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     type Row = StatementRow<S> & QueryResultRow;
     return new Promise<{ rows: Row[]; count: number }>((resolve, reject) => {
       client.query<Row>(
-        { name: `${statement.name}_${this.statementNames.get(client)}`, text: statement.text, values },
+        {
+          name: this.unnamedStatements ? undefined : `${statement.name}_${this.statementNames.get(client)}`,
+          text: statement.text,
+          values,
+        },
         (error: Error | undefined, result: QueryResult<Row>) =>
           error ? reject(error) : resolve({ rows: result.rows, count: result.rowCount ?? 0 }),
       );
