@@ -35,7 +35,10 @@ export class CardUsersService {
     @Inject(APP_LOGGER) logger: Logger,
   ) {
     this.currencies = config.get('currencies', { infer: true });
-    this.secretBox = new SecretBox(config.get('dataEncryptionKey', { infer: true }));
+    this.secretBox = new SecretBox(
+      config.get('dataEncryptionKey', { infer: true }),
+      config.get('dataEncryptionPreviousKeys', { infer: true }),
+    );
     this.logger = logger.child({ component: 'cards' });
   }
 

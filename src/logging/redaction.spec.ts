@@ -60,6 +60,19 @@ describe('redaction', () => {
     );
   });
 
+  it('scrubs the previous keys of a rotation as it scrubs the current ones', () => {
+    registerConfiguredSecrets({
+      provider: { secretKey: 'cfg-secret-kept-01', apiKey: 'cfg-apikey-kept-02', spAuthToken: 'cfg-sp-token-kept-03' },
+      callbackSigningSecret: 'cfg-callback-kept-04',
+      callbackSigningPreviousSecrets: ['cfg-old-callback-06'],
+      auth: { jwtSecret: 'cfg-jwt-kept-05', jwtPreviousSecrets: ['cfg-old-jwt-07'] },
+      dataEncryptionKey: Buffer.alloc(32, 7),
+      dataEncryptionPreviousKeys: [Buffer.alloc(32, 8)],
+    } as unknown as AppConfig);
+    const oldEncryptionKey = Buffer.alloc(32, 8).toString('base64');
+    expect(scrubSecretValues(`cfg-old-callback-06 cfg-old-jwt-07 ${oldEncryptionKey}`)).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
+  });
+
   it('ignores values too short to be secrets (they would scrub ordinary text)', () => {
     registerSecretValue('abc');
     expect(scrubSecretValues('abc')).toBe('abc');

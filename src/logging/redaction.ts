@@ -116,7 +116,8 @@ function rebuildScrubPattern(): void {
 
 /** Registers every secret of the configuration (idempotent): whatever path one takes, it is scrubbed. */
 export function registerConfiguredSecrets(
-  config: Pick<AppConfig, 'provider' | 'auth' | 'callbackSigningSecret' | 'dataEncryptionKey'>,
+  config: Pick<AppConfig, 'provider' | 'auth' | 'callbackSigningSecret' | 'dataEncryptionKey'> &
+    Partial<Pick<AppConfig, 'callbackSigningPreviousSecrets' | 'dataEncryptionPreviousKeys'>>,
 ): void {
   const before = configuredSecretValues.size;
   for (const secret of [
@@ -124,8 +125,11 @@ export function registerConfiguredSecrets(
     config.provider.apiKey,
     config.provider.spAuthToken,
     config.callbackSigningSecret,
+    ...(config.callbackSigningPreviousSecrets ?? []),
     config.auth.jwtSecret,
+    ...(config.auth.jwtPreviousSecrets ?? []),
     config.dataEncryptionKey.toString('base64'),
+    ...(config.dataEncryptionPreviousKeys ?? []).map((key) => key.toString('base64')),
   ]) {
     if (secret && secret.length >= 6) configuredSecretValues.add(secret);
   }

@@ -60,7 +60,7 @@ export class ProviderTokenService {
   ) {
     const provider = config.get('provider', { infer: true });
     this.providerTimeoutMs = provider.timeoutMs;
-    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }));
+    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }), config.get('dataEncryptionPreviousKeys', { infer: true }));
     // One row per provider host and API key; the key itself is not stored.
     this.cacheKey = createHash('sha256').update(`${provider.baseUrl}|${provider.apiKey}`).digest('hex').slice(0, 32);
   }

@@ -116,7 +116,9 @@ export class ProviderTransport implements OnApplicationShutdown {
       provider: this.providerConfig,
       auth: config.get('auth', { infer: true }),
       callbackSigningSecret: config.get('callbackSigningSecret', { infer: true }),
+      callbackSigningPreviousSecrets: config.get('callbackSigningPreviousSecrets', { infer: true }),
       dataEncryptionKey: config.get('dataEncryptionKey', { infer: true }),
+      dataEncryptionPreviousKeys: config.get('dataEncryptionPreviousKeys', { infer: true }),
     });
     this.clients = { base: providerClient(this.providerConfig.timeoutMs), link: providerClient(this.providerConfig.timeoutMs) };
   }

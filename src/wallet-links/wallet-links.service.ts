@@ -33,7 +33,7 @@ export class WalletLinksService {
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }));
+    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }), config.get('dataEncryptionPreviousKeys', { infer: true }));
     this.claimLeaseMs = 4 * config.get('provider', { infer: true }).timeoutMs + 10_000;
   }
 

@@ -48,7 +48,7 @@ export class WebhookEndpointsService {
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }));
+    this.box = new SecretBox(config.get('dataEncryptionKey', { infer: true }), config.get('dataEncryptionPreviousKeys', { infer: true }));
     const webhooks = config.get('webhooks', { infer: true });
     this.policy = { allowInsecureUrls: webhooks.allowInsecureUrls, allowPrivateUrls: webhooks.allowPrivateUrls };
   }

@@ -71,7 +71,7 @@ describe('provider token', () => {
     const rows = await service.prisma.providerToken.findMany();
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(token);
-    expect(rows.some((r) => r.tokenEncrypted?.startsWith('v1.'))).toBe(true);
+    expect(rows.some((r) => r.tokenEncrypted?.startsWith('v2.'))).toBe(true);
   });
 
   it('a 401 causes one refresh and one retry, and the call succeeds', async () => {

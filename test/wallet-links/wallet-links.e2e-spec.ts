@@ -82,7 +82,7 @@ describe('wallet links end to end', () => {
       phoneCountry: '+237',
       matricule: res.body.matricule,
     });
-    expect(row.apikeyEncrypted).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(row.apikeyEncrypted).toMatch(/^v2\.[\w-]{8}\.[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(row.apikeyEncrypted).not.toContain(apikey);
     expect(await hosts.service.get(WalletLinksService).apikeyOf(res.body.id)).toBe(apikey);
   });

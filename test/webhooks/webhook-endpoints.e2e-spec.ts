@@ -245,7 +245,7 @@ describe('webhook endpoints', () => {
     const row = await rowOf(endpoint.id);
     expect(row.secret_encrypted).not.toContain(endpoint.secret);
     expect(row.secret_encrypted).not.toContain(endpoint.secret.slice('whsec_'.length, 20));
-    expect(row.secret_encrypted).toMatch(/^v1\./);
+    expect(row.secret_encrypted).toMatch(/^v2\./);
     const box = new SecretBox(service.config.dataEncryptionKey);
     expect(box.decrypt(row.secret_encrypted, webhookSecretPurpose(endpoint.id))).toBe(endpoint.secret);
     // Bound to its row: another endpoint's purpose does not open it.
