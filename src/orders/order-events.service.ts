@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
+import { sessionDatabaseUrl } from '../database/session-database-url';
 import { APP_LOGGER } from '../logging/logging.module';
 import type { OrderStatusEvent, StatusChangeRecord } from './order.types';
 import { ORDER_EVENTS_CHANNEL, OrdersRepository } from './orders.repository';
@@ -14,6 +15,8 @@ const RECONNECT_DELAY_MS = 1_000;
 export const CATCH_UP_INTERVAL_MS = 1_000;
 /** Sent on its own channel from another connection, to learn whether notifications cross connections. */
 export const PROBE_CHANNEL = 'order_status_probe';
+/** The listening connection's application_name: an operator (or a test) finds it in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'payments-bff order events';
 
 /** One consumer of an order's transitions, typically an open event stream. */
 export interface OrderWatcher {
@@ -55,6 +58,10 @@ export function statusEventOf(change: StatusChangeRecord): OrderStatusEvent {
  *   (it never does on the embedded database, where a change made by another instance is learnt
  *   this way only), and while the listener is lost. Once the probe is back, one last catch-up
  *   covers what was committed before the LISTEN, and idle streams cause no query at all.
+ *
+ * The listener needs a session of its own: it connects to DATABASE_DIRECT_URL when set, never
+ * through a transaction-mode pooler. Pooled without a direct URL (refused in production), nothing
+ * listens and the catch-up runs whenever anything is watched.
  */
 @Injectable()
 export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -69,18 +76,27 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   private awaitedProbe?: string;
   private notificationsArrive = false;
 
-  private readonly databaseUrl: string | undefined;
+  /** Where the listener and the probe connect; undefined: nowhere (a pooler without DATABASE_DIRECT_URL). */
+  private readonly listenUrl: string | undefined;
 
   constructor(
     private readonly orders: OrdersRepository,
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    this.databaseUrl = config.get('databaseUrl', { infer: true });
+    this.listenUrl = sessionDatabaseUrl({
+      databaseUrl: config.get('databaseUrl', { infer: true }),
+      databaseDirectUrl: config.get('databaseDirectUrl', { infer: true }),
+      databasePooled: config.get('databasePooled', { infer: true }),
+    });
   }
 
   async onModuleInit() {
-    await this.listen();
+    if (this.listenUrl) return this.listen();
+    this.logger.warn(
+      'DATABASE_URL goes through a pooler and DATABASE_DIRECT_URL is not set: order events are not listened for; ' +
+        `live streams learn of other instances' changes by polling every ${CATCH_UP_INTERVAL_MS} ms`,
+    );
   }
 
   /** Ends every open event stream before the HTTP server closes, which waits for open responses. */
@@ -184,7 +200,7 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   }
 
   private async listen() {
-    const client = new Client({ connectionString: this.databaseUrl });
+    const client = new Client({ connectionString: this.listenUrl, application_name: LISTENER_APPLICATION_NAME });
     client.on('notification', (message) => {
       if (message.channel === PROBE_CHANNEL) return this.probeArrived(message.payload);
       if (message.channel !== ORDER_EVENTS_CHANNEL || !message.payload) return;
@@ -220,7 +236,7 @@ export class OrderEventsService implements OnModuleInit, BeforeApplicationShutdo
   private async sendProbe() {
     const probe = randomUUID();
     this.awaitedProbe = probe;
-    const sender = new Client({ connectionString: this.databaseUrl });
+    const sender = new Client({ connectionString: this.listenUrl });
     // A connection lost after the query (the server going away) is of no interest; without a listener it would crash the process.
     sender.on('error', () => undefined);
     try {
