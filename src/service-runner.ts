@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config';
 import { createApp } from './create-app';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
+import { migrationDatabaseUrl } from './database/session-database-url';
 import { HealthService } from './health/health.service';
 import type { RunningSandbox } from './sandbox/sandbox.server';
 
@@ -51,7 +52,7 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
     }
     if (!baseConfig.databaseUrl || options.migrateExternalDatabase) {
       const { applyMigrations } = await import('./database/migrator');
-      const applied = await applyMigrations(config.databaseUrl);
+      const applied = await applyMigrations(migrationDatabaseUrl(config));
       logger.info({ applied }, applied.length ? 'migrations applied' : 'database schema up to date');
     }
     if (!config.provider.baseUrl) {
