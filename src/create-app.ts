@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { documentProblemResponses, ProblemDetailsDto } from './common/openapi-problems';
+import { financeDocumentOf, markAdminOnly } from './http/openapi-documents';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
@@ -348,7 +349,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer');
   for (const [name, description] of API_TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build(), { extraModels: [ProblemDetailsDto] });
-  return documentProblemResponses(document);
+  return markAdminOnly(documentProblemResponses(document));
 }
 
 function setUpSwagger(app: NestFastifyApplication) {
@@ -356,6 +357,12 @@ function setUpSwagger(app: NestFastifyApplication) {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Payments BFF API',
     // The bearer token survives a reload of the page (kept in the browser's localStorage).
+    swaggerOptions: { persistAuthorization: true },
+  });
+  // Only what the finance role may call, by task (src/http/openapi-documents.ts).
+  SwaggerModule.setup('docs/finance', app, () => financeDocumentOf(buildOpenApiDocument(app)), {
+    jsonDocumentUrl: 'docs/finance-json',
+    customSiteTitle: 'Payments BFF: finance',
     swaggerOptions: { persistAuthorization: true },
   });
 }
