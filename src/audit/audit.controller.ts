@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import { AuditEventPageDto, ListAuditEventsQueryDto } from './audit.dto';
 import { AuditService } from './audit.service';
 
@@ -11,6 +12,7 @@ export class AuditController {
 
   @Get()
   @Auth('finance')
+  @FinanceTask('audit', 'See who resolved, reviewed, distributed or exported what')
   @ApiOperation({
     operationId: 'listAuditEvents',
     summary: 'Audit trail: who resolved, reviewed, distributed or exported what (finance, admin)',

@@ -1,12 +1,24 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { UnauthenticatedError } from '../common/domain-error';
 import { AUTH_ROLES_KEY, AUTH_ROUTE_CONFIG_KEY, AuthGuard, type AuthenticatedRequest } from './auth.guard';
-import type { AuthUser, Role } from './auth.types';
+import { ROLES, satisfiesRoles, type AuthUser, type Role } from './auth.types';
 
 /** Name of the security scheme; main.ts registers it with `addBearerAuth(..., 'bearer')`. */
 export const BEARER_SECURITY_NAME = 'bearer';
+
+/**
+ * The OpenAPI extension that lists, on every `@Auth` operation, the roles whose token it accepts
+ * (admin always among them). The documents are derived from it: `/docs/finance` holds the operations
+ * that list `finance`, and `/docs` marks those that list only `admin`.
+ */
+export const ALLOWED_ROLES_EXTENSION = 'x-allowed-roles';
+
+/** The roles a route with `@Auth(...required)` lets through, by the rule the guard applies. */
+export function rolesAllowedBy(required: readonly Role[]): Role[] {
+  return ROLES.filter((role) => satisfiesRoles({ id: role, roles: [role] }, required));
+}
 
 /**
  * Requires a valid bearer token and, when roles are given, one of them (admin passes every
@@ -42,6 +54,7 @@ function guardedAndDocumented(roles: Role[]) {
     SetMetadata(AUTH_ROLES_KEY, roles),
     UseGuards(AuthGuard),
     ApiBearerAuth(BEARER_SECURITY_NAME),
+    ApiExtension(ALLOWED_ROLES_EXTENSION, rolesAllowedBy(roles)),
     ApiUnauthorizedResponse({ description: 'Missing, invalid or expired bearer token' }),
   ];
   if (roles.length > 0) {

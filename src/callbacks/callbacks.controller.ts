@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/comm
 import { ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Auth } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import { NotFoundError } from '../common/domain-error';
 import { CallbackAckDto, CallbackPageDto, ListCallbacksQueryDto } from './callbacks.dto';
 import { CallbacksService } from './callbacks.service';
@@ -46,6 +47,7 @@ export class CallbacksController {
 
   @Get()
   @Auth('finance')
+  @FinanceTask('callbacks', 'List what the provider told the service about orders')
   @ApiOperation({
     operationId: 'listCallbacks',
     summary: 'Stored provider callbacks, newest first (finance)',

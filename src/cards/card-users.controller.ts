@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiGatewayTimeoutResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import type { AuthUser } from '../auth/auth.types';
 import { PageQueryDto } from '../common/pagination';
 import { Idempotent } from '../idempotency/idempotent.decorator';
@@ -36,6 +37,7 @@ export class CardUsersController {
 
   @Get()
   @Auth()
+  @FinanceTask('payments', 'Find card holders')
   @ApiOperation({
     operationId: 'listCardUsers',
     summary: 'List card users, newest first',
@@ -48,6 +50,7 @@ export class CardUsersController {
 
   @Get(':id')
   @Auth()
+  @FinanceTask('payments', 'Open one card holder')
   @ApiOperation({
     operationId: 'getCardUser',
     summary: 'One card user, refreshed from the provider',
@@ -61,6 +64,7 @@ export class CardUsersController {
 
   @Get(':id/operations')
   @Auth()
+  @FinanceTask('payments', "See the operations on a card holder's cards")
   @ApiOperation({
     operationId: 'listCardUserOperations',
     summary: "Operations on this user's cards, newest first",

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiGatewayTimeoutResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import type { AuthUser } from '../auth/auth.types';
 import { PageQueryDto } from '../common/pagination';
 import { Idempotent } from '../idempotency/idempotent.decorator';
@@ -36,6 +37,7 @@ export class CardsController {
 
   @Get()
   @Auth()
+  @FinanceTask('payments', 'Find virtual cards')
   @ApiOperation({
     operationId: 'listCards',
     summary: 'List cards, newest first',
@@ -48,6 +50,7 @@ export class CardsController {
 
   @Get(':id')
   @Auth()
+  @FinanceTask('payments', 'Open one virtual card with its balance')
   @ApiOperation({
     operationId: 'getCard',
     summary: 'One card, refreshed from the provider',
@@ -160,6 +163,7 @@ export class CardsController {
 
   @Get(':id/transactions')
   @Auth()
+  @FinanceTask('payments', "See a card's transactions, as the provider lists them")
   @ApiOperation({
     operationId: 'listCardTransactions',
     summary: "The card's transactions, from the provider",
@@ -173,6 +177,7 @@ export class CardsController {
 
   @Get(':id/operations')
   @Auth()
+  @FinanceTask('payments', "See a card's top-ups, withdrawals and other operations")
   @ApiOperation({
     operationId: 'listCardOperations',
     summary: "The card's stored operations, newest first",
@@ -196,6 +201,7 @@ export class CardOperationsController {
 
   @Get(':id')
   @Auth()
+  @FinanceTask('payments', 'Open one card operation')
   @ApiOperation({
     operationId: 'getCardOperation',
     summary: 'One card operation',

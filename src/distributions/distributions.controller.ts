@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import type { AuthUser } from '../auth/auth.types';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import {
@@ -57,6 +58,7 @@ export class DistributionsController {
 
   @Get()
   @Auth('finance')
+  @FinanceTask('payments', 'Find distributions by status or date')
   @ApiOperation({
     operationId: 'listDistributions',
     summary: 'List distributions, newest first (finance, admin)',
@@ -69,6 +71,7 @@ export class DistributionsController {
 
   @Get(':id')
   @Auth('finance')
+  @FinanceTask('payments', 'Open one distribution with its shares')
   @ApiOperation({
     operationId: 'getDistribution',
     summary: 'One distribution with its shares (finance, admin)',

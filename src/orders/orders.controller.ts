@@ -15,6 +15,7 @@ import {
 } from '@nestjs/swagger';
 import { auditEventOf, AuditService } from '../audit/audit.service';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import type { AuthUser } from '../auth/auth.types';
 import { ServerSentEvents } from '../common/server-sent-events';
 import { Idempotent } from '../idempotency/idempotent.decorator';
@@ -68,6 +69,7 @@ export class OrdersController {
 
   @Get()
   @Auth()
+  @FinanceTask('payments', 'Find pay-in orders by status, currency, date or review flag')
   @ApiOperation({
     operationId: 'listOrders',
     summary: 'List orders, newest first',
@@ -80,6 +82,7 @@ export class OrdersController {
 
   @Get('export.csv')
   @Auth('finance')
+  @FinanceTask('export', 'Download pay-in orders as a CSV file that Excel opens as is')
   @ApiOperation({
     operationId: 'exportOrdersCsv',
     summary: 'Export orders as CSV (finance)',
@@ -108,6 +111,7 @@ export class OrdersController {
 
   @Get(':id')
   @Auth()
+  @FinanceTask('payments', 'Open one pay-in order with its history and callbacks')
   @ApiOperation({
     operationId: 'getOrder',
     summary: 'One order with its status history and callbacks',
@@ -122,6 +126,7 @@ export class OrdersController {
 
   @Get(':id/events')
   @Auth()
+  @FinanceTask('payments', 'Follow one pay-in order live until it succeeds or fails')
   @ApiOperation({
     operationId: 'streamOrderEvents',
     summary: 'Live status (Server-Sent Events)',

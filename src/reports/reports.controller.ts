@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import { AttentionReportDto, SummaryDto, SummaryQueryDto } from './reports.dto';
 import { ReportsService } from './reports.service';
 
@@ -11,6 +12,7 @@ export class ReportsController {
 
   @Get('summary')
   @Auth('finance')
+  @FinanceTask('reports', 'Count and total the orders of a period, per status and currency')
   @ApiOperation({
     operationId: 'getOrdersSummary',
     summary: 'Orders: count and exact total per status and currency (finance)',
@@ -24,6 +26,7 @@ export class ReportsController {
 
   @Get('attention')
   @Auth('finance')
+  @FinanceTask('attention', 'See what waits for a person to decide')
   @ApiOperation({
     operationId: 'getAttentionReport',
     summary: 'What waits for a person: undecided orders, card operations and distributions (finance, admin)',

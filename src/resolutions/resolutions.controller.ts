@@ -31,7 +31,7 @@ export class ResolutionsController {
   @Idempotent('orders.resolve')
   @ApiOperation({
     operationId: 'resolveOrder',
-    summary: 'Decide an UNKNOWN, EXPIRED or stale PENDING order by hand (admin)',
+    summary: 'Decide an UNKNOWN, EXPIRED or stale PENDING order by hand',
     description: `After checking the provider's dashboard or statement. From UNKNOWN, EXPIRED, or PENDING older than the interrupted-work window; any other status is 409 \`order_not_resolvable\`. The history gets \`reason: manual_resolution\` with the actor and the note; the order's live streams see it. A later provider callback that agrees is DUPLICATE; one that contradicts is CONFLICT and sets needsReview. ${KEPT}`,
   })
   @ApiOkResponse({ type: OrderDetailDto, description: 'The order as now decided, with its history' })
@@ -48,7 +48,7 @@ export class ResolutionsController {
   @Auth('admin')
   @ApiOperation({
     operationId: 'clearOrderReview',
-    summary: 'Clear the needsReview flag of an order after looking at it (admin)',
+    summary: 'Clear the needsReview flag of an order after looking at it',
     description: `The status does not change; the history gets \`reason: review_cleared\` with the actor and the note. 409 \`order_review_not_needed\` when the order is not flagged. ${KEPT}`,
   })
   @ApiOkResponse({ type: OrderDetailDto, description: 'The order, no longer flagged, with its history' })
@@ -68,7 +68,7 @@ export class ResolutionsController {
   @Idempotent('card-operations.resolve')
   @ApiOperation({
     operationId: 'resolveCardOperation',
-    summary: 'Decide an UNKNOWN card operation by hand (admin)',
+    summary: 'Decide an UNKNOWN card operation by hand',
     description: `From UNKNOWN only (else 409 \`card_operation_not_resolvable\`). A freeze, unfreeze or termination declared SUCCEEDED changes the card's status too; a top-up or withdrawal leaves the stored balance as last known (the next GET /v1/cards/{id} reads it from the provider). ${KEPT}`,
   })
   @ApiOkResponse({ type: CardOperationDto, description: 'The operation as now decided' })
@@ -88,7 +88,7 @@ export class ResolutionsController {
   @Idempotent('distributions.resolve')
   @ApiOperation({
     operationId: 'resolveDistribution',
-    summary: 'Decide an UNKNOWN distribution by hand (admin)',
+    summary: 'Decide an UNKNOWN distribution by hand',
     description: `From UNKNOWN only (else 409 \`distribution_not_resolvable\`): ACCEPTED when the provider did redistribute, REJECTED when it did not. ${KEPT}`,
   })
   @ApiOkResponse({ type: DistributionDto, description: 'The distribution as now decided' })

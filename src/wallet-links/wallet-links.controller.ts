@@ -12,6 +12,7 @@ import {
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import type { AuthUser } from '../auth/auth.types';
 import { CreateWalletLinkDto, ListWalletLinksQueryDto, WalletLinkDto, WalletLinkPageDto } from './wallet-links.dto';
 import { WalletLinksService } from './wallet-links.service';
@@ -25,6 +26,7 @@ export class WalletLinksController {
   @HttpCode(201)
   // Finance and admin may link any email; a customer only its own (the service checks).
   @Auth('customer', 'finance')
+  @FinanceTask('payments', 'Link a wallet user so that distributions can pay them')
   @ApiOperation({
     operationId: 'createWalletLink',
     summary: 'Link a wallet user at the provider',
@@ -50,6 +52,7 @@ export class WalletLinksController {
 
   @Get()
   @Auth()
+  @FinanceTask('payments', 'Find wallet links')
   @ApiOperation({
     operationId: 'listWalletLinks',
     summary: 'List wallet links, newest first',
@@ -62,6 +65,7 @@ export class WalletLinksController {
 
   @Get(':id')
   @Auth()
+  @FinanceTask('payments', 'Open one wallet link')
   @ApiOperation({
     operationId: 'getWalletLink',
     summary: 'One wallet link',

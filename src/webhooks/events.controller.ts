@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
+import { FinanceTask } from '../common/finance-tasks';
 import type { AuthUser } from '../auth/auth.types';
 import { EventDetailDto, EventPageDto, ListEventsQueryDto, RedeliverEventDto, RedeliveriesDto } from './events.dto';
 import { EventsService } from './events.service';
@@ -13,6 +14,7 @@ export class EventsController {
 
   @Get()
   @Auth('finance')
+  @FinanceTask('events', 'List the status changes of orders, card operations and distributions')
   @ApiOperation({
     operationId: 'listEvents',
     summary: 'Events: one per status change of an order, card operation or distribution (finance, admin)',
@@ -26,6 +28,7 @@ export class EventsController {
 
   @Get(':id')
   @Auth('finance')
+  @FinanceTask('events', 'Open one event with its deliveries to webhooks')
   @ApiOperation({
     operationId: 'getEvent',
     summary: 'One event, with its deliveries to each webhook endpoint and every attempt (finance, admin)',
@@ -43,7 +46,7 @@ export class EventsController {
   @Auth('admin')
   @ApiOperation({
     operationId: 'redeliverEvent',
-    summary: 'Deliver an event again, now (admin)',
+    summary: 'Deliver an event again, now',
     description:
       'A new delivery, PENDING and due now, to `endpointId` or, without it, to every ENABLED endpoint subscribed to the type; earlier deliveries are kept as they are. Kept in the audit trail (`event.redelivered`, GET /v1/audit-events).',
   })
