@@ -6,6 +6,7 @@ import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg
 import { PrismaClient } from '../generated/prisma/client';
 import type { AppConfig } from '../config/app-config';
 import { currentRequestId } from '../logging/request-context';
+import { endSpan, failureTypeOf, inSpan, startStatementSpan } from '../tracing/tracing';
 import type { SqlStatement, StatementRow } from './sql-statement';
 
 export const DATABASE_POOL_SIZE = 10;
@@ -101,7 +102,13 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
    * bounds each statement of a chore that may run long (the server cancels it, and the transaction
    * rolls back). For repositories.
    */
-  async inTransaction<T>(work: (run: TransactionRun) => Promise<T>, options: { statementTimeoutMs?: number } = {}): Promise<T> {
+  inTransaction<T>(work: (run: TransactionRun) => Promise<T>, options: { statementTimeoutMs?: number } = {}): Promise<T> {
+    // Traced as one span (BEGIN to COMMIT), its statements its children.
+    const span = startStatementSpan('transaction', 'TRANSACTION');
+    return span ? inSpan(span, () => this.transaction(work, options)) : this.transaction(work, options);
+  }
+
+  private async transaction<T>(work: (run: TransactionRun) => Promise<T>, options: { statementTimeoutMs?: number }): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
@@ -136,6 +143,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
    */
   private send<S extends SqlStatement>(client: PoolClient, statement: S, values: unknown[]) {
     type Row = StatementRow<S> & QueryResultRow;
+    const span = startStatementSpan(statement.name, statement.text);
     return new Promise<{ rows: Row[]; count: number }>((resolve, reject) => {
       client.query<Row>(
         {
@@ -143,8 +151,10 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
           text: statement.text,
           values,
         },
-        (error: Error | undefined, result: QueryResult<Row>) =>
-          error ? reject(error) : resolve({ rows: result.rows, count: result.rowCount ?? 0 }),
+        (error: Error | undefined, result: QueryResult<Row>) => {
+          if (span) endSpan(span, {}, error && failureTypeOf(error));
+          return error ? reject(error) : resolve({ rows: result.rows, count: result.rowCount ?? 0 });
+        },
       );
     });
   }

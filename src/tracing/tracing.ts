@@ -81,15 +81,35 @@ export function startClientSpan(name: string, attributes: Attributes): Span | un
 }
 
 /**
- * A client span for one database statement, only within a trace (a request's, a delivery
- * attempt's): the background jobs' polls do not each start a trace of their own.
+ * A client span for one database statement (`text` gives its `db.operation.name`), only within a
+ * trace (a request's, a delivery attempt's): the background jobs' polls do not each start a trace
+ * of their own. Never the statement's values.
  */
-export function startStatementSpan(name: string, operation: string): Span | undefined {
+export function startStatementSpan(name: string, text: string): Span | undefined {
   if (!tracer || !trace.getActiveSpan()) return undefined;
   return tracer.startSpan(name, {
     kind: SpanKind.CLIENT,
-    attributes: { 'db.system': 'postgresql', 'db.system.name': 'postgresql', 'db.operation.name': operation },
+    attributes: { 'db.system': 'postgresql', 'db.system.name': 'postgresql', 'db.operation.name': sqlOperationOf(text) },
   });
+}
+
+/** Runs `work` with `span` active and ends the span when it settles (a rejection sets its error status). */
+export async function inSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await withActiveSpan(span, work);
+    span.end();
+    return result;
+  } catch (error) {
+    endSpan(span, {}, failureTypeOf(error));
+    throw error;
+  }
+}
+
+/** What `error.type` says of a failure: its code (a SQLSTATE, a network or provider error code) or its class, never its message. */
+export function failureTypeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' || typeof code === 'number') return String(code);
+  return error instanceof Error ? error.constructor.name : typeof error;
 }
 
 /** Runs `work` with `span` active, so that the spans it starts are its children. */
