@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import fc from 'fast-check';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { Hs256Error, verifyHs256, type Hs256Refusal } from './hs256';
@@ -116,6 +116,23 @@ describe('verifyHs256', () => {
   it('refuses a header with critical extensions, which no identity provider sends', async () => {
     const token = signed(JSON.stringify({ alg: 'HS256', crit: ['b64'], b64: true }), JSON.stringify({ sub: 'a', exp: NOW + 60 }));
     expect(ours(token)).toBe('invalid');
+  });
+
+  it('accepts a token signed by any of several keys (a rotation), and no other', () => {
+    const previous = createSecretKey(Buffer.from('previous-secret-of-at-least-thirty-two-chars', 'utf8'));
+    const unrelated = createSecretKey(Buffer.from('unrelated-secret-of-at-least-thirty-two-chars', 'utf8'));
+    const token = signed('{"alg":"HS256"}', JSON.stringify({ sub: 'a', exp: NOW + 60 }));
+    const verdict = (keys: KeyObject[]) => {
+      try {
+        return verifyHs256(token, keys, { ...OPTIONS, now: NOW_MS }).sub;
+      } catch (error) {
+        return (error as Hs256Error).refusal;
+      }
+    };
+    expect(verdict([previous, KEY])).toBe('a');
+    expect(verdict([KEY, previous])).toBe('a');
+    expect(verdict([previous, unrelated])).toBe('invalid');
+    expect(verdict([])).toBe('invalid');
   });
 
   it('tells an expired token from an invalid one, with 30 s of tolerance either way', () => {

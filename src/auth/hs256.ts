@@ -32,9 +32,10 @@ const SHA256_BYTES = 32;
  * every authenticated request. The rules are jose's `jwtVerify` with `algorithms: ['HS256']`,
  * checked in the same order (src/auth/hs256.spec.ts compares the two on generated tokens), except
  * that a header with `crit` is refused outright (jose would accept only `crit: ["b64"]`, which no
- * identity provider issues) and segments must be plain base64url.
+ * identity provider issues) and segments must be plain base64url. `keys` is one key, or the
+ * current key and the previous ones of a rotation: a token signed by any of them is accepted.
  */
-export function verifyHs256(token: string, key: KeyObject, options: Hs256Options): Record<string, unknown> {
+export function verifyHs256(token: string, keys: KeyObject | readonly KeyObject[], options: Hs256Options): Record<string, unknown> {
   const segments = token.split('.');
   if (segments.length !== 3) throw invalid('not a compact JWS');
   const [encodedHeader, encodedPayload, encodedSignature] = segments;
@@ -46,9 +47,12 @@ export function verifyHs256(token: string, key: KeyObject, options: Hs256Options
   if (header.alg !== 'HS256') throw invalid('"alg" is not HS256');
 
   const signature = Buffer.from(encodedSignature, 'base64url');
-  const expected = createHmac('sha256', key).update(`${encodedHeader}.${encodedPayload}`).digest();
   // The length is public (it is the algorithm's); only equal lengths reach the constant-time compare.
-  if (signature.length !== SHA256_BYTES || !timingSafeEqual(signature, expected)) throw invalid('signature verification failed');
+  if (signature.length !== SHA256_BYTES) throw invalid('signature verification failed');
+  const signed = `${encodedHeader}.${encodedPayload}`;
+  // Several keys while one is being rotated out: the current one first, so most tokens cost one HMAC.
+  const signedBy = (key: KeyObject) => timingSafeEqual(signature, createHmac('sha256', key).update(signed).digest());
+  if (!(Array.isArray(keys) ? keys : [keys as KeyObject]).some(signedBy)) throw invalid('signature verification failed');
 
   const payload = jsonObject(encodedPayload);
   if (!payload) throw invalid('the payload is not a JSON object');

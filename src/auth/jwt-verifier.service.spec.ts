@@ -66,6 +66,17 @@ describe('JwtVerifier with an HS256 secret', () => {
     });
   });
 
+  it('accepts tokens signed with a previous secret (AUTH_JWT_PREVIOUS_SECRETS) while it is listed', async () => {
+    const previous = 'previous-secret-of-at-least-thirty-two-characters';
+    const oldToken = await hs256({ sub: 'carol', exp: now() + 60 }, previous);
+    const rotated = new JwtVerifier(
+      configWith({ jwtSecret: 'current-secret-of-at-least-thirty-two-chars', jwtPreviousSecrets: [previous] }),
+    );
+    await expect(rotated.verify(oldToken)).resolves.toMatchObject({ id: 'carol' });
+    const dropped = new JwtVerifier(configWith({ jwtSecret: 'current-secret-of-at-least-thirty-two-chars', jwtPreviousSecrets: [] }));
+    expect((await rejection(dropped.verify(oldToken))).detail).toBe(TOKEN_MESSAGES.invalid);
+  });
+
   it('refuses an expired token, but tolerates 30 s of clock skew', async () => {
     const expired = await rejection(verifier.verify(await hs256({ sub: 'alice', exp: now() - 120 })));
     expect(expired.detail).toBe(TOKEN_MESSAGES.expired);

@@ -31,18 +31,21 @@ export const TOKEN_MESSAGES = {
  */
 @Injectable()
 export class JwtVerifier {
-  /** Made once; HS256 tokens are verified synchronously (verifyHs256), not through WebCrypto. */
-  private readonly hmacKey?: KeyObject;
+  /**
+   * AUTH_JWT_SECRET, then AUTH_JWT_PREVIOUS_SECRETS; made once. HS256 tokens are verified
+   * synchronously (verifyHs256), not through WebCrypto.
+   */
+  private readonly hmacKeys: KeyObject[] = [];
   private readonly remoteKeys?: JWTVerifyGetKey;
   private readonly policy: TokenPolicy;
 
   constructor(config: ConfigService<AppConfig, true>) {
-    const { jwtSecret, jwksUrl, issuer, audience, maxTokenTtlSeconds } = config.get('auth', { infer: true });
+    const { jwtSecret, jwtPreviousSecrets, jwksUrl, issuer, audience, maxTokenTtlSeconds } = config.get('auth', { infer: true });
     this.policy = { issuer, audience, maxTtlSeconds: maxTokenTtlSeconds ?? DEFAULT_MAX_TOKEN_TTL_SECONDS };
-    if (jwtSecret) this.hmacKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
+    if (jwtSecret) this.hmacKeys = [jwtSecret, ...(jwtPreviousSecrets ?? [])].map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
     // jose caches the key set and refetches on an unknown `kid`, so identity provider key rotation works.
     if (jwksUrl) this.remoteKeys = createRemoteJWKSet(new URL(jwksUrl));
-    if (!this.hmacKey && !this.remoteKeys) {
+    if (this.hmacKeys.length === 0 && !this.remoteKeys) {
       throw new Error('JwtVerifier needs config.auth.jwtSecret or config.auth.jwksUrl');
     }
   }
@@ -67,8 +70,8 @@ export class JwtVerifier {
     // HS256, jose's `algorithms` RS256/ES256), so a token cannot get an RSA public key used as an
     // HMAC secret (or `none`).
     try {
-      if (alg === 'HS256' && this.hmacKey) {
-        return verifyHs256(token, this.hmacKey, { clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS, requiredClaims: REQUIRED_CLAIMS });
+      if (alg === 'HS256' && this.hmacKeys.length > 0) {
+        return verifyHs256(token, this.hmacKeys, { clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS, requiredClaims: REQUIRED_CLAIMS });
       }
       if (alg !== undefined && ASYMMETRIC_ALGORITHMS.includes(alg) && this.remoteKeys) {
         const options = { clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: REQUIRED_CLAIMS, algorithms: ASYMMETRIC_ALGORITHMS };
