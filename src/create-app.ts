@@ -16,7 +16,7 @@ import { CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES, CALLBACK_ROUTE_PREFI
 import { BODY_BOUNDS, bodyRefusal, checkedJsonText, formExcess, QueryTooComplexError } from './common/bounded-json';
 import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from './common/connection-limits';
 import { clientErrorHandler, InvalidPreflightError, MissingHostError, routerErrorHandler } from './http/http-edge-errors';
-import { securityHeadersFor } from './common/security-headers';
+import { serviceSecurityHeaders } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
@@ -39,6 +39,8 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   // Whatever path a configured secret takes (an error echoed by the provider, a URL), logs and records scrub it.
   registerConfiguredSecrets(config);
+  // helmet's headers, computed once; https upgrades only for an https service (see serviceSecurityHeaders).
+  const SECURITY_HEADERS = serviceSecurityHeaders(config.publicBaseUrl);
   const adapter = new FastifyAdapter({
     // Reuse the caller's request id when it is a sane token; otherwise mint one.
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -208,21 +210,6 @@ function limitConnections(server: Server, config: AppConfig, logger: Logger) {
     dropped = 0;
   });
 }
-
-/** helmet's headers, computed once (see securityHeadersFor); the CSP lets the Swagger UI run. */
-const SECURITY_HEADERS = securityHeadersFor({
-  contentSecurityPolicy: {
-    directives: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'", "'unsafe-inline'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:'],
-      connectSrc: ["'self'"],
-      frameAncestors: ["'none'"],
-    },
-  },
-  crossOriginEmbedderPolicy: false,
-});
 
 /**
  * CORS for the configured origins only, and a per-IP rate limit on the public routes.

@@ -23,3 +23,36 @@ export function securityHeadersFor(options: HelmetOptions): Readonly<Record<stri
   helmet(options)({} as IncomingMessage, response, () => undefined);
   return Object.freeze(headers);
 }
+
+/**
+ * The service's headers for the URL it is reached at (`PUBLIC_BASE_URL`). The CSP lets the Swagger
+ * UI run (its inline init script and styles). Browsers are asked to move to https
+ * (`upgrade-insecure-requests`, `Strict-Transport-Security`) only when the service is an https
+ * one: over plain HTTP, `upgrade-insecure-requests` makes a browser fetch the page's own scripts
+ * over https, which nothing answers, and `/docs` stays white. HSTS over plain HTTP is ignored by
+ * browsers anyway (RFC 6797, 8.1), but from an https proxy in front of an http deployment it would
+ * pin the host name to https for a year.
+ */
+export function serviceSecurityHeaders(
+  publicBaseUrl: string,
+  extraConnectSources: readonly string[] = [],
+): Readonly<Record<string, string>> {
+  const https = /^https:\/\//i.test(publicBaseUrl);
+  return securityHeadersFor({
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        // Where the Swagger UI may send requests besides this service (an identity provider's token endpoint).
+        connectSrc: ["'self'", ...extraConnectSources],
+        frameAncestors: ["'none'"],
+        // helmet's defaults include it; null leaves it out.
+        upgradeInsecureRequests: https ? [] : null,
+      },
+    },
+    strictTransportSecurity: https ? undefined : false,
+    crossOriginEmbedderPolicy: false,
+  });
+}
