@@ -85,7 +85,7 @@ describe('loadAppConfig', () => {
       'PUBLIC_BASE_URL',
       'CALLBACK_SIGNING_SECRET',
       'DATA_ENCRYPTION_KEY',
-      'AUTH_JWT_SECRET or AUTH_JWKS_URL',
+      'AUTH_JWT_SECRET, AUTH_JWKS_URL or AUTH_OIDC_ISSUER',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { CurrencyRule } from '../common/money';
+import { checkOidcSettings, type OidcSettings } from './oidc-settings';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -71,6 +72,10 @@ export interface AppConfig {
     audience?: string;
     /** AUTH_MAX_TOKEN_TTL: the longest lifetime accepted, `exp` − `iat` and `exp` − now, in seconds. */
     maxTokenTtlSeconds?: number;
+    /** AUTH_OIDC_*: tokens of the company's OpenID Connect provider, and Swagger UI's sign-in there. */
+    oidc?: OidcSettings;
+    /** AUTH_ROLES_CLAIM: the dotted path of the roles in the OpenID Connect provider's tokens (default `roles`). */
+    rolesClaim?: string;
   };
   orderExpiryMinutes: number;
   /** Accepted currencies (CURRENCIES), keyed by ISO code. */
@@ -317,9 +322,21 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     key.equals(dataEncryptionKey),
   );
   const jwksUrl = url('AUTH_JWKS_URL', read('AUTH_JWKS_URL'));
+  const { oidc, rolesClaim } = checkOidcSettings(
+    {
+      issuer: read('AUTH_OIDC_ISSUER'),
+      swaggerClientId: read('AUTH_OIDC_SWAGGER_CLIENT_ID'),
+      swaggerScopes: read('AUTH_OIDC_SWAGGER_SCOPES'),
+      rolesClaim: read('AUTH_ROLES_CLAIM'),
+      jwksUrl,
+      jwtIssuer: read('AUTH_JWT_ISSUER'),
+    },
+    problems,
+  );
   let jwtSecret = read('AUTH_JWT_SECRET');
-  if (jwtSecret === undefined && jwksUrl === undefined) {
-    if (isProduction) problems.push('AUTH_JWT_SECRET or AUTH_JWKS_URL is required in production (how bearer tokens are verified)');
+  if (jwtSecret === undefined && jwksUrl === undefined && oidc === undefined) {
+    if (isProduction)
+      problems.push('AUTH_JWT_SECRET, AUTH_JWKS_URL or AUTH_OIDC_ISSUER is required in production (how bearer tokens are verified)');
     else jwtSecret = DEV_JWT_SECRET;
   }
   if (jwtSecret !== undefined && jwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
@@ -392,6 +409,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       jwtPreviousSecrets,
       jwksUrl,
       issuer: read('AUTH_JWT_ISSUER'),
+      oidc,
+      rolesClaim,
       audience: read('AUTH_JWT_AUDIENCE'),
       maxTokenTtlSeconds,
     },
