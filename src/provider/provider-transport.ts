@@ -18,6 +18,7 @@ import {
 } from '../logging/redaction';
 import { currentRequestId } from '../logging/request-context';
 import { MetricsService } from '../metrics/metrics.service';
+import { endSpan, startClientSpan, traceContextHeaders, tracingEnabled } from '../tracing/tracing';
 import { answerShapeOf } from './provider-answer-shapes';
 import { ProviderCallLog } from './provider-call-log';
 import {
@@ -141,6 +142,14 @@ export class ProviderTransport implements OnApplicationShutdown {
   /** Sends the request; resolves with whatever status came back, rejects only when no answer was read. */
   async exchange(request: ProviderRequest, headers: Record<string, string>): Promise<RawProviderAnswer> {
     const url = this.urlFor(request);
+    // Its endpoint's name and host, never the URL (paths and queries carry identifiers) nor a header (credentials).
+    const span = tracingEnabled()
+      ? startClientSpan(`provider ${request.endpoint}`, {
+          'provider.endpoint': request.endpoint,
+          'http.request.method': request.method,
+          'server.address': new URL(url).hostname,
+        })
+      : undefined;
     const started = performance.now();
     let answer: RawProviderAnswer | undefined;
     let failure: ProviderError | undefined;
@@ -149,7 +158,12 @@ export class ProviderTransport implements OnApplicationShutdown {
         url,
         method: request.method,
         // `content-type: false`: axios would otherwise give a POST without a body a form content type.
-        headers: { accept: 'application/json', 'content-type': request.body === undefined ? false : 'application/json', ...headers },
+        headers: {
+          accept: 'application/json',
+          'content-type': request.body === undefined ? false : 'application/json',
+          ...headers,
+          ...(span && traceContextHeaders(span)),
+        },
         data: request.body === undefined ? undefined : JSON.stringify(request.body),
       });
       answer = parseAnswer(request, response.status, response.data.toString('utf8'), headerText(response.headers['retry-after']));
@@ -159,6 +173,12 @@ export class ProviderTransport implements OnApplicationShutdown {
       throw failure;
     } finally {
       this.recordCall(request, url, Math.round(performance.now() - started), answer, failure);
+      if (span)
+        endSpan(
+          span,
+          answer ? { 'http.response.status_code': answer.status } : {},
+          failure?.code ?? (answer && answer.status >= 500 ? String(answer.status) : undefined),
+        );
     }
   }
 
