@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { truncateUtf8 } from '../common/truncate-utf8';
+import { endSpan, startClientSpan, tracingEnabled } from '../tracing/tracing';
 import { checkWebhookUrl, guardedLookup, WebhookUrlRefused, type AgentLookup, type WebhookUrlPolicy } from './webhook-url-policy';
 
 /** What is kept of an answer (`webhook_attempts.response_body`). */
@@ -66,6 +67,18 @@ export class WebhookSender {
   }
 
   async send(attempt: WebhookRequest, now: () => Date = () => new Date()): Promise<WebhookAttemptResult> {
+    if (!tracingEnabled()) return this.attempt(attempt, now);
+    // The event and the endpoint's host: never its URL, whose path or query may hold the merchant's own secret.
+    const span = startClientSpan('webhook attempt', { 'webhook.event_id': attempt.eventId, 'server.address': hostOf(attempt.url) });
+    const result = await this.attempt(attempt, now);
+    if (span) {
+      const status = result.httpStatus === undefined ? {} : { 'http.response.status_code': result.httpStatus };
+      endSpan(span, { 'webhook.delivered': result.delivered, ...status }, result.delivered ? undefined : attemptFailureType(result));
+    }
+    return result;
+  }
+
+  private async attempt(attempt: WebhookRequest, now: () => Date): Promise<WebhookAttemptResult> {
     const at = now();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -164,6 +177,23 @@ export class WebhookSender {
       req.end(body);
     });
   }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'invalid';
+  }
+}
+
+/** A failed attempt's `error.type`: its status, or the kind of its error (never the message, which may name addresses). */
+function attemptFailureType(result: WebhookAttemptResult): string {
+  if (result.httpStatus !== undefined) return String(result.httpStatus);
+  const error = result.error ?? '';
+  if (error.startsWith('timeout')) return 'timeout';
+  if (error.startsWith('URL refused')) return 'url_refused';
+  return /^([A-Z][A-Z0-9_]+):/.exec(error)?.[1] ?? 'connection_error';
 }
 
 /** `Retry-After`: delay seconds or an HTTP date; undefined when absent or unreadable. */
