@@ -2,11 +2,13 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LoggerService } from '@nestjs/common';
 import { currentRequestId } from './request-context';
 import { redact, scrubSecretValues } from './redaction';
+import { activeTraceIds } from '../tracing/tracing';
 
 /**
- * Structured JSON logs (pino). Every line carries the request id of the request it belongs to,
- * and passes through the secret scrubber as its very last step, so that no code path can print a
- * provider secret or token by accident.
+ * Structured JSON logs (pino). Every line carries the request id of the request it belongs to
+ * (and, when tracing is on, the `traceId` and `spanId` of the active span), and passes through the
+ * secret scrubber as its very last step, so that no code path can print a provider secret or token
+ * by accident.
  */
 export function createLogger(level: string, destination: DestinationStream = pino.destination({ sync: false })): Logger {
   return pino(
@@ -17,6 +19,9 @@ export function createLogger(level: string, destination: DestinationStream = pin
       formatters: { level: (label) => ({ level: label }) },
       mixin: () => {
         const requestId = currentRequestId();
+        // The trace of the active span when tracing is on (undefined at once when it is off).
+        const trace = activeTraceIds();
+        if (trace) return requestId ? { requestId, ...trace } : trace;
         return requestId ? { requestId } : {};
       },
       hooks: {
