@@ -1,7 +1,7 @@
 import { ServerResponse, IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import helmet, { type HelmetOptions } from 'helmet';
-import { securityHeadersFor } from './security-headers';
+import { securityHeadersFor, serviceSecurityHeaders } from './security-headers';
 
 /** What helmet itself sets on a real response of node's, for the same options. */
 function headersHelmetSets(options: HelmetOptions): Record<string, string> {
@@ -42,5 +42,35 @@ describe('securityHeadersFor', () => {
 
   it('refuses options helmet refuses, at start-up', () => {
     expect(() => securityHeadersFor({ contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], 'bad name': ['x'] } } })).toThrow();
+  });
+});
+
+describe('serviceSecurityHeaders', () => {
+  it.each(['http://0.0.0.0:3000', 'http://payments.internal:3000', 'http://localhost:3000'])(
+    'asks no browser to move to https when the service is plain HTTP (%s): the Swagger UI loads its scripts over HTTP',
+    (publicBaseUrl) => {
+      const headers = serviceSecurityHeaders(publicBaseUrl);
+      expect(headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+      expect(headers['strict-transport-security']).toBeUndefined();
+      expect(headers['content-security-policy']).toContain("default-src 'self'");
+      expect(headers['content-security-policy']).toContain("script-src 'self' 'unsafe-inline'");
+      expect(headers['x-content-type-options']).toBe('nosniff');
+    },
+  );
+
+  it.each(['https://pay.example.com', 'HTTPS://pay.example.com/base'])(
+    'asks browsers to stay on https for an https service (%s)',
+    (publicBaseUrl) => {
+      const headers = serviceSecurityHeaders(publicBaseUrl);
+      expect(headers['content-security-policy']).toContain('upgrade-insecure-requests');
+      expect(headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+    },
+  );
+
+  it('lets the Swagger UI reach the extra sources it is given, and only those', () => {
+    expect(serviceSecurityHeaders('http://localhost:3000')['content-security-policy']).toMatch(/connect-src 'self'(;|$)/);
+    expect(serviceSecurityHeaders('http://localhost:3000', ['https://id.example.com'])['content-security-policy']).toContain(
+      "connect-src 'self' https://id.example.com",
+    );
   });
 });

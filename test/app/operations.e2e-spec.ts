@@ -77,7 +77,9 @@ describe('operations', () => {
     const res = await request(service.server).get('/health/live').expect(200);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
-    expect(res.headers['strict-transport-security']).toMatch(/max-age=/);
+    // A plain-HTTP service asks no browser to move to https (src/common/security-headers.ts).
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+    expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
     expect(res.headers['x-frame-options']).toBeDefined();
   });
 
