@@ -246,6 +246,26 @@ describe('IdempotencyService: the life of a key', () => {
     await expect(service.begin('alice', order({ amount: 2 }), 'old')).rejects.toThrow(IdempotencyKeyReusedError);
   });
 
+  it('after DATA_ENCRYPTION_KEY is rotated, a record fingerprinted under the previous key still replays its request, and refuses another', async () => {
+    const configOf = (dataEncryptionKey: Buffer, dataEncryptionPreviousKeys: Buffer[] = []) =>
+      new ConfigService({ provider: { timeoutMs: 2_000 }, dataEncryptionKey, dataEncryptionPreviousKeys }) as never;
+    const serviceWith = (repository: MemoryRepository, config: never) =>
+      new IdempotencyService(repository as unknown as IdempotencyRepository, { waitMs: 50, pollMs: 5, leaseMs: LEASE_MS }, config);
+    const oldKey = randomBytes(32);
+    const repository = new MemoryRepository();
+    const before = serviceWith(repository, configOf(oldKey));
+    const started = await before.begin('alice', order({ amount: 1 }), 'rotated');
+    expect(started.kind).toBe('new');
+    await repository.complete((started as { record: IdempotencyRecord }).record, 201, { id: 'o1' });
+
+    const rotated = serviceWith(repository, configOf(randomBytes(32), [oldKey]));
+    expect(await rotated.begin('alice', order({ amount: 1 }), 'rotated')).toEqual({ kind: 'replay', status: 201, body: { id: 'o1' } });
+    await expect(rotated.begin('alice', order({ amount: 2 }), 'rotated')).rejects.toThrow(IdempotencyKeyReusedError);
+    // Without the previous key, the fingerprint made under it no longer matches.
+    const dropped = serviceWith(repository, configOf(randomBytes(32)));
+    await expect(dropped.begin('alice', order({ amount: 1 }), 'rotated')).rejects.toThrow(IdempotencyKeyReusedError);
+  });
+
   it('stores a keyed fingerprint for a new request', async () => {
     const { repository, service } = setup();
     await service.begin('alice', order({ amount: 1 }), 'k');

@@ -147,9 +147,14 @@ export function legacyRequestHash(request: RequestFingerprint): string {
 
 const LEGACY_HASH = /^[0-9a-f]{64}$/;
 
-/** Whether a stored fingerprint (keyed, or a legacy plain hash) is that of `request`. */
-export function fingerprintMatches(stored: string, key: Buffer, request: RequestFingerprint): boolean {
-  if (stored.startsWith(KEYED_FINGERPRINT_PREFIX)) return stored === requestFingerprint(key, request);
+/**
+ * Whether a stored fingerprint (keyed, or a legacy plain hash) is that of `request`. `keys` are the
+ * fingerprint keys of DATA_ENCRYPTION_KEY and of each of DATA_ENCRYPTION_PREVIOUS_KEYS: a retry of a
+ * request fingerprinted before a rotation still replays rather than answering 422.
+ */
+export function fingerprintMatches(stored: string, keys: Buffer | readonly Buffer[], request: RequestFingerprint): boolean {
+  if (stored.startsWith(KEYED_FINGERPRINT_PREFIX))
+    return (Buffer.isBuffer(keys) ? [keys] : keys).some((key) => stored === requestFingerprint(key, request));
   return LEGACY_HASH.test(stored) && stored === legacyRequestHash(request);
 }
 
@@ -167,6 +172,8 @@ export class IdempotencyService {
   /** Scopes whose handlers link what they create before anything irreversible: for them, "nothing linked" means "nothing done". */
   private readonly recoverableScopes = new Set<string>();
   private readonly fingerprintKey: Buffer;
+  /** fingerprintKey, then those of the previous encryption keys: what a stored fingerprint may be keyed with. */
+  private readonly acceptedFingerprintKeys: Buffer[];
 
   constructor(
     private readonly repository: IdempotencyRepository,
@@ -180,6 +187,8 @@ export class IdempotencyService {
     // Without the configuration (a unit test building the service alone) a random key still keys
     // every fingerprint; the application always has DATA_ENCRYPTION_KEY, shared by all instances.
     this.fingerprintKey = dataEncryptionKey?.length ? fingerprintKey(dataEncryptionKey) : randomBytes(32);
+    const previousKeys = config?.get('dataEncryptionPreviousKeys', { infer: true }) ?? [];
+    this.acceptedFingerprintKeys = [this.fingerprintKey, ...previousKeys.map((key) => fingerprintKey(key))];
   }
 
   /** How long a request holds its key between two renewals. */
@@ -204,7 +213,7 @@ export class IdempotencyService {
       let record = claim.record;
       // Wait on the holder; when it vanishes (released after a validation failure, or expired), claim again.
       while (record) {
-        if (record.requestHash !== fingerprint && !fingerprintMatches(record.requestHash, this.fingerprintKey, request)) {
+        if (record.requestHash !== fingerprint && !fingerprintMatches(record.requestHash, this.acceptedFingerprintKeys, request)) {
           throw new IdempotencyKeyReusedError();
         }
         if (record.state === 'completed') return { kind: 'replay', status: record.responseStatus ?? 200, body: record.responseBody };
