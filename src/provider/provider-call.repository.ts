@@ -56,31 +56,44 @@ export class ProviderCallRepository {
       // An int column: Prisma dropped a fraction, never refused it.
       column((c) => Math.trunc(c.durationMs)),
       column((c) => c.requestId ?? null),
-      column((c) => jsonText(c.requestBody)),
-      column((c) => jsonText(c.responseBody)),
+      column((c) => c.requestBody ?? null),
+      column((c) => c.responseBody ?? null),
       column((c) => c.createdAt),
     ]);
   }
 }
 
-/** A call as its row will hold it, made when the call ends (its bodies copied then); throws on a body JSON cannot hold. */
-export type StorableCall = ReturnType<typeof storableCall>;
+/**
+ * A call as its row will hold it, made when the call ends: its bodies are their JSON text from
+ * then on (a later change to the objects cannot reach the row). Throws on a body JSON cannot hold.
+ */
+export interface StorableCall extends Omit<ProviderCallRecord, 'requestBody' | 'responseBody'> {
+  /** JSON text; `null` for a body that is JSON null, undefined (SQL NULL) for no body. */
+  requestBody?: string;
+  responseBody?: string;
+  createdAt: Date;
+}
 
-export function storableCall(call: ProviderCallRecord, at: Date) {
+export function storableCall(call: ProviderCallRecord, at: Date): StorableCall {
   return {
     ...call,
     url: storableText(call.url),
     outcome: storableText(call.outcome),
-    requestBody: toJson(call.requestBody),
-    responseBody: toJson(call.responseBody),
+    requestBody: storableJsonText(call.requestBody),
+    responseBody: storableJsonText(call.responseBody),
     createdAt: at,
   };
 }
 
-function jsonText(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
-}
+/**
+ * JSON.stringify writes NUL and lone surrogates as escapes (`\u0000`, `\ud800`), which jsonb
+ * refuses as it refuses the characters. Rare: only a text holding one is parsed and made storable.
+ */
+const ESCAPE_JSONB_REFUSES = /\\u(?:0000|d[89a-f])/i;
 
-function toJson(value: unknown) {
-  return value === undefined ? undefined : storableJson(JSON.parse(JSON.stringify(value)) as object);
+function storableJsonText(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  if (text === undefined) return undefined;
+  return ESCAPE_JSONB_REFUSES.test(text) ? JSON.stringify(storableJson(JSON.parse(text) as unknown)) : text;
 }

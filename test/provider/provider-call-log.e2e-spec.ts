@@ -92,6 +92,34 @@ describe('provider call log keeps every call', () => {
     expect(rows[0].id).not.toBe(rows[1].id);
   });
 
+  it('a body holding text jsonb refuses (NUL, a lone surrogate) is stored with U+FFFD; look-alike text is kept as it was', async () => {
+    const endpoint = `/storable-test/${Date.now()}`;
+    await service.get(ProviderCallRepository).recordMany([
+      storableCall(
+        {
+          area: 'payin',
+          method: 'POST',
+          endpoint,
+          url: 'u',
+          outcome: 'answered',
+          durationMs: 1,
+          requestBody: { ['k\u0000ey']: 'a\u0000b', half: 'x\ud800y', low: '\udc00', pair: '\ud83d\ude00' },
+          // Backslash-u written out as text: no character to replace.
+          responseBody: { text: '\\u0000 and \\ud800' },
+        },
+        new Date(),
+      ),
+    ]);
+    const rows = await service.prisma.$queryRaw<Record<string, unknown>[]>`
+      SELECT request_body AS "requestBody", response_body AS "responseBody" FROM provider_calls WHERE endpoint = ${endpoint}`;
+    expect(rows).toEqual([
+      {
+        requestBody: { ['k\uFFFDey']: 'a\uFFFDb', half: 'x\uFFFDy', low: '\uFFFD', pair: '\ud83d\ude00' },
+        responseBody: { text: '\\u0000 and \\ud800' },
+      },
+    ]);
+  });
+
   it('an answer with NUL in its JSON: the row is stored, NUL shown as U+FFFD', async () => {
     sandbox.state.injectFault({
       path: '/api/action/card/nul-card',
