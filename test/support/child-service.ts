@@ -24,9 +24,10 @@ const TYPESCRIPT_ENTRY = ['-r', '@swc-node/register', 'src/main.ts'];
  */
 export async function startChildService(
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; args?: string[]; readyPath?: string; startTimeoutMs?: number } = {},
+  options: { nodeArgs?: string[]; args?: string[]; readyPath?: string; startTimeoutMs?: number; port?: number } = {},
 ): Promise<ChildService> {
-  const port = await freePort();
+  // A port chosen beforehand lets another service name this one (its PUBLIC_BASE_URL) before it starts.
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [...(options.nodeArgs ?? TYPESCRIPT_ENTRY), ...(options.args ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env },
