@@ -23,9 +23,7 @@ export class TooManyStreamsError extends DomainError {
  * reconnects (`retry:`).
  */
 export type OrderStreamMessage =
-  | { kind: 'status'; event: OrderStatusEvent }
-  | { kind: 'keepAlive' }
-  | { kind: 'reconnect'; retryMs: number };
+  { kind: 'status'; event: OrderStatusEvent } | { kind: 'keepAlive' } | { kind: 'reconnect'; retryMs: number };
 const KEEP_ALIVE: OrderStreamMessage = { kind: 'keepAlive' };
 /** Into how many groups the keep-alives of one interval are spread. */
 const KEEP_ALIVE_SPREAD = 15;
