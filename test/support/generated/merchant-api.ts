@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Live status (Server-Sent Events)
-         * @description A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED. A comment line (`: keep-alive`) every SSE_KEEPALIVE_SECONDS (15 s) keeps idle proxies from cutting it. At most SSE_MAX_STREAMS_PER_USER streams per user and SSE_MAX_STREAMS per instance are open at once; beyond, 429 with Retry-After.
+         * @description A `status` event with the current status, then one per transition; the stream ends after SUCCEEDED or FAILED. Each event has an `id:`, the id of the stored status change, the same on every instance. A comment line (`: keep-alive`) every SSE_KEEPALIVE_SECONDS (15 s) keeps idle proxies from cutting it. An instance that shuts down ends its streams with a `retry:` field (1 to 3 s): reconnect with `Last-Event-ID` to receive what was missed. At most SSE_MAX_STREAMS_PER_USER streams per user and SSE_MAX_STREAMS per instance are open at once; beyond, 429 with Retry-After.
          */
         get: operations["streamOrderEvents"];
         put?: never;
@@ -507,8 +507,10 @@ export interface paths {
         get: operations["listDistributions"];
         put?: never;
         /**
-         * Initialise a payment for redistribution (provider link/init)
-         * @description Stored PENDING with every share (minor units, largest remainder) before the provider call, then answered: ACCEPTED, REJECTED (refused by the provider; its message in failureReason) or UNKNOWN (the answer was lost: it may have happened; never resent automatically). A paymentId is used once: a second distribution with it is 409 `distribution_payment_id_exists`. What the shares leave of the amount (`remainder`) is the payment receiver's.
+         * Initialise a payment for redistribution (provider link/init) (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Stored PENDING with every share (minor units, largest remainder) before the provider call, then answered: ACCEPTED, REJECTED (refused by the provider; its message in failureReason) or UNKNOWN (the answer was lost: it may have happened; never resent automatically). A paymentId is used once: a second distribution with it is 409 `distribution_payment_id_exists`. What the shares leave of the amount (`remainder`) is the payment receiver's.
          */
         post: operations["createDistribution"];
         delete?: never;
@@ -527,8 +529,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Redistribute a fiat payment received outside the provider (provider link/fiat-distribution)
-         * @description Stored PENDING with every share (minor units, largest remainder) before the provider call, then answered: ACCEPTED, REJECTED (refused by the provider; its message in failureReason) or UNKNOWN (the answer was lost: it may have happened; never resent automatically).
+         * Redistribute a fiat payment received outside the provider (provider link/fiat-distribution) (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Stored PENDING with every share (minor units, largest remainder) before the provider call, then answered: ACCEPTED, REJECTED (refused by the provider; its message in failureReason) or UNKNOWN (the answer was lost: it may have happened; never resent automatically).
          */
         post: operations["createFiatDistribution"];
         delete?: never;
@@ -627,8 +631,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Decide an UNKNOWN, EXPIRED or stale PENDING order by hand (admin)
-         * @description After checking the provider's dashboard or statement. From UNKNOWN, EXPIRED, or PENDING older than the interrupted-work window; any other status is 409 `order_not_resolvable`. The history gets `reason: manual_resolution` with the actor and the note; the order's live streams see it. A later provider callback that agrees is DUPLICATE; one that contradicts is CONFLICT and sets needsReview. The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
+         * Decide an UNKNOWN, EXPIRED or stale PENDING order by hand (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     After checking the provider's dashboard or statement. From UNKNOWN, EXPIRED, or PENDING older than the interrupted-work window; any other status is 409 `order_not_resolvable`. The history gets `reason: manual_resolution` with the actor and the note; the order's live streams see it. A later provider callback that agrees is DUPLICATE; one that contradicts is CONFLICT and sets needsReview. The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
          */
         post: operations["resolveOrder"];
         delete?: never;
@@ -647,8 +653,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Clear the needsReview flag of an order after looking at it (admin)
-         * @description The status does not change; the history gets `reason: review_cleared` with the actor and the note. 409 `order_review_not_needed` when the order is not flagged. The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
+         * Clear the needsReview flag of an order after looking at it (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     The status does not change; the history gets `reason: review_cleared` with the actor and the note. 409 `order_review_not_needed` when the order is not flagged. The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
          */
         post: operations["clearOrderReview"];
         delete?: never;
@@ -667,8 +675,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Decide an UNKNOWN card operation by hand (admin)
-         * @description From UNKNOWN only (else 409 `card_operation_not_resolvable`). A freeze, unfreeze or termination declared SUCCEEDED changes the card's status too; a top-up or withdrawal leaves the stored balance as last known (the next GET /v1/cards/{id} reads it from the provider). The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
+         * Decide an UNKNOWN card operation by hand (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     From UNKNOWN only (else 409 `card_operation_not_resolvable`). A freeze, unfreeze or termination declared SUCCEEDED changes the card's status too; a top-up or withdrawal leaves the stored balance as last known (the next GET /v1/cards/{id} reads it from the provider). The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
          */
         post: operations["resolveCardOperation"];
         delete?: never;
@@ -687,8 +697,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Decide an UNKNOWN distribution by hand (admin)
-         * @description From UNKNOWN only (else 409 `distribution_not_resolvable`): ACCEPTED when the provider did redistribute, REJECTED when it did not. The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
+         * Decide an UNKNOWN distribution by hand (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     From UNKNOWN only (else 409 `distribution_not_resolvable`): ACCEPTED when the provider did redistribute, REJECTED when it did not. The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).
          */
         post: operations["resolveDistribution"];
         delete?: never;
@@ -705,14 +717,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List webhook endpoints, newest first
-         * @description Without their secrets. Admin only.
+         * List webhook endpoints, newest first (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Without their secrets. Admin only.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
-         * Register a webhook endpoint
-         * @description Events of the subscribed types (`events`; none: every type) written from now on are POSTed to `url`, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer carries the signing `secret`, shown this once: it is stored encrypted and never answered again. The URL must be `https://` and resolve only to public addresses (400 `webhook_url_not_allowed`). Audited (`webhook_endpoint.created`). Admin only.
+         * Register a webhook endpoint (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Events of the subscribed types (`events`; none: every type) written from now on are POSTed to `url`, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer carries the signing `secret`, shown this once: it is stored encrypted and never answered again. The URL must be `https://` and resolve only to public addresses (400 `webhook_url_not_allowed`). Audited (`webhook_endpoint.created`). Admin only.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -729,22 +745,28 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One webhook endpoint
-         * @description Without its secret. Admin only.
+         * One webhook endpoint (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Without its secret. Admin only.
          */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
-         * Delete a webhook endpoint
-         * @description With its deliveries and their attempts, pending ones included. Audited (`webhook_endpoint.deleted`). Admin only.
+         * Delete a webhook endpoint (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     With its deliveries and their attempts, pending ones included. Audited (`webhook_endpoint.deleted`). Admin only.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
-         * Change a webhook endpoint
-         * @description Changes the members the body names (`description: null` removes it); a new `url` passes the URL policy again. `status: DISABLED` stops new deliveries to it; `ENABLED` resumes them for events written from then on. Audited (`webhook_endpoint.updated`, with what changed). Admin only.
+         * Change a webhook endpoint (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Changes the members the body names (`description: null` removes it); a new `url` passes the URL policy again. `status: DISABLED` stops new deliveries to it; `ENABLED` resumes them for events written from then on. Audited (`webhook_endpoint.updated`, with what changed). Admin only.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -759,8 +781,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate a webhook endpoint's signing secret
-         * @description A new secret, shown in this answer only. For 24 hours every delivery carries two signatures, one per secret (the new one first), so the receiver can switch at its own pace; then only the new one signs. A second rotation within the 24 hours stops the oldest secret at once. Audited (`webhook_endpoint.secret_rotated`). Admin only.
+         * Rotate a webhook endpoint's signing secret (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     A new secret, shown in this answer only. For 24 hours every delivery carries two signatures, one per secret (the new one first), so the receiver can switch at its own pace; then only the new one signs. A second rotation within the 24 hours stops the oldest secret at once. Audited (`webhook_endpoint.secret_rotated`). Admin only.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -819,8 +843,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deliver an event again, now (admin)
-         * @description A new delivery, PENDING and due now, to `endpointId` or, without it, to every ENABLED endpoint subscribed to the type; earlier deliveries are kept as they are. Kept in the audit trail (`event.redelivered`, GET /v1/audit-events).
+         * Deliver an event again, now (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     A new delivery, PENDING and due now, to `endpointId` or, without it, to every ENABLED endpoint subscribed to the type; earlier deliveries are kept as they are. Kept in the audit trail (`event.redelivered`, GET /v1/audit-events).
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -858,7 +884,7 @@ export interface paths {
         };
         /**
          * Readiness: database reachable and every migration applied
-         * @description No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After.
+         * @description No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After. From SIGTERM on, 503 at once while the instance keeps serving for SHUTDOWN_DRAIN_MS, so that a load balancer takes it out of rotation.
          */
         get: operations["getHealthReady"];
         put?: never;
@@ -3036,7 +3062,10 @@ export interface operations {
     streamOrderEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `id:` of the last event received, as EventSource sends it when it reconnects. The stream then starts with this order's status events after that one, in order (none when nothing happened since; it ends at once when that event was the final status), then continues live. An id that is not a positive integer, or not one of this order's events, is ignored: the stream starts with the current status. */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 id: string;
             };
