@@ -22,6 +22,7 @@ import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
 import { registerConfiguredSecrets } from './logging/redaction';
 import { requestContext } from './logging/request-context';
+import { traceHttpRequests } from './tracing/http-tracing';
 import { MetricsService } from './metrics/metrics.service';
 import { AUTH_ROUTE_CONFIG_KEY, authorizeRequest } from './auth/auth.guard';
 import type { Role } from './auth/auth.types';
@@ -84,6 +85,8 @@ export async function createApp(
     reply.header(REQUEST_ID_HEADER, request.id);
     requestContext.run({ requestId: request.id }, done);
   });
+  // With tracing on, a span per request from here on (continuing the caller's traceparent); no hook otherwise.
+  traceHttpRequests(fastify);
   // A query string is an object too: bounded like a body, before any validation sees it. The
   // provider's callbacks are exempt (their query is evidence, stored, never validated).
   fastify.addHook('onRequest', (request, _reply, done) => {

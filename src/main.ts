@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent } from './config/app-config';
 import { createLogger, stdoutLogDestination } from './logging/logger';
 import { runService, type RunningService } from './service-runner';
+import { startTracing } from './tracing/tracing';
 
 const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 /**
@@ -25,6 +26,9 @@ async function main() {
     throw error;
   }
   const logger = createLogger(config.logLevel, stdoutLogDestination({ isProduction: config.isProduction }));
+  // OpenTelemetry's SDK only when its variables name an OTLP endpoint: otherwise nothing of it is loaded.
+  const tracing = await startTracing(process.env);
+  if (tracing) logger.info('tracing: spans exported over OTLP/HTTP');
 
   // The first SIGTERM or SIGINT (Ctrl-C) stops the service cleanly and exits 0: requests in flight
   // finish, event streams end, the embedded database is closed so its data directory opens again
@@ -39,6 +43,8 @@ async function main() {
   const stopAndExit = async (running: RunningService) => {
     try {
       await running.stop({ drainMs: firstSignal === 'SIGTERM' ? running.config.shutdownDrainMs : 0 });
+      // The spans still buffered, the last requests' included.
+      await tracing?.shutdown();
     } catch (error) {
       logger.error({ err: error }, 'the service did not stop cleanly');
       logger.flush();

@@ -55,21 +55,12 @@ export function activeTraceIds(): { traceId: string; spanId: string } | undefine
 }
 
 /**
- * A server span continuing the trace of `headers` (W3C `traceparent`), and `proceed` run with it
- * active: everything the request does from there on is its child. Undefined when tracing is off
- * (`proceed` is then not called).
+ * A server span continuing the trace of `headers` (W3C `traceparent`; a new trace without one).
+ * Undefined when tracing is off. Run the request's work with it active (withActiveSpan).
  */
-export function startServerSpan(
-  name: string,
-  headers: Record<string, unknown>,
-  attributes: Attributes,
-  proceed: () => void,
-): Span | undefined {
+export function startServerSpan(name: string, headers: Record<string, unknown>, attributes: Attributes): Span | undefined {
   if (!tracer) return undefined;
-  const parent = propagation.extract(context.active(), headers);
-  const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
-  context.with(trace.setSpan(parent, span), proceed);
-  return span;
+  return tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, propagation.extract(context.active(), headers));
 }
 
 /**
