@@ -173,6 +173,15 @@ describe('loadAppConfig', () => {
     expect(problemsOf({ SSE_KEEPALIVE_SECONDS: '0' })[0]).toContain('SSE_KEEPALIVE_SECONDS');
   });
 
+  it('drains 5 s after SIGTERM in production and not at all in development, unless SHUTDOWN_DRAIN_MS says otherwise', () => {
+    expect(loadAppConfig({}).shutdownDrainMs).toBe(0);
+    expect(loadAppConfig(PRODUCTION_ENV).shutdownDrainMs).toBe(5_000);
+    expect(loadAppConfig({ ...PRODUCTION_ENV, SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
+    expect(loadAppConfig({ SHUTDOWN_DRAIN_MS: '15000' }).shutdownDrainMs).toBe(15_000);
+    expect(problemsOf({ SHUTDOWN_DRAIN_MS: '-1' })[0]).toContain('SHUTDOWN_DRAIN_MS');
+    expect(problemsOf({ SHUTDOWN_DRAIN_MS: '300001' })[0]).toContain('SHUTDOWN_DRAIN_MS');
+  });
+
   it('listens on the loopback in development and on every interface in production, unless HOST says otherwise', () => {
     expect(loadAppConfig({}).host).toBe('127.0.0.1');
     expect(loadAppConfig(PRODUCTION_ENV).host).toBe('0.0.0.0');
