@@ -5,6 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { loadAppConfig, type AppConfig } from '../config/app-config';
 import { UnauthenticatedError } from '../common/domain-error';
+import { IdentityProviderUnavailableError } from './identity-provider-unavailable';
 import { JwtVerifier, TOKEN_MESSAGES } from './jwt-verifier.service';
 
 const SECRET = 'test-secret-of-at-least-thirty-two-characters';
@@ -279,10 +280,12 @@ describe('JwtVerifier with a remote key set (JWKS)', () => {
     expect(none.emailVerified).toBeUndefined();
   });
 
-  it('answers 401 with a distinct detail when the key set cannot be fetched', async () => {
+  it('answers 503 identity_provider_unavailable, not 401, when the key set cannot be fetched', async () => {
     const verifier = new JwtVerifier(configWith({ jwksUrl: jwksUrl.replace('jwks.json', 'missing.json') }));
-    const error = await rejection(verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 })));
-    expect(error.detail).toBe(TOKEN_MESSAGES.keysUnavailable);
-    expect(error.detail).not.toContain('127.0.0.1');
+    const error = await verifier.verify(await sign(rsaKey, 'RS256', 'rsa-1', { sub: 'carol', exp: now() + 60 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IdentityProviderUnavailableError);
+    expect(error).toMatchObject({ status: 503, code: 'identity_provider_unavailable', headers: { 'retry-after': '5' } });
+    expect((error as IdentityProviderUnavailableError).detail.startsWith(TOKEN_MESSAGES.keysUnavailable)).toBe(true);
+    expect((error as IdentityProviderUnavailableError).detail).not.toContain('127.0.0.1');
   });
 });

@@ -1,12 +1,15 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AppConfig } from '../config/app-config';
-import { UnauthenticatedError } from '../common/domain-error';
+import { DomainError, UnauthenticatedError } from '../common/domain-error';
 import { unsafeTextReason } from '../common/validation';
-import { DEFAULT_ROLES, ROLES, isRole, type AuthUser, type Role } from './auth.types';
+import { ROLES, type AuthUser, type Role } from './auth.types';
 import { Hs256Error, verifyHs256 } from './hs256';
+import { IdentityProviderUnavailableError } from './identity-provider-unavailable';
+import { OidcIssuer } from './oidc-issuer.service';
+import { rolesAt } from './roles-claim';
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256'];
 /** Identity provider and service clocks drift; a few seconds of skew must not log users out. */
@@ -26,8 +29,10 @@ export const TOKEN_MESSAGES = {
 
 /**
  * Verifies the merchant identity provider's bearer JWTs: HS256 with AUTH_JWT_SECRET and/or
- * RS256/ES256 with the keys published at AUTH_JWKS_URL. Every failure becomes an
- * UnauthenticatedError whose detail never echoes the token, the keys or jose internals.
+ * RS256/ES256 with the keys published at AUTH_JWKS_URL, or those of the OpenID Connect provider
+ * AUTH_OIDC_ISSUER (found through its discovery document). Every failure becomes an
+ * UnauthenticatedError whose detail never echoes the token, the keys or jose internals; keys that
+ * cannot be fetched are a 503 (IdentityProviderUnavailableError), not a reason to sign in again.
  */
 @Injectable()
 export class JwtVerifier {
@@ -37,29 +42,41 @@ export class JwtVerifier {
    */
   private readonly hmacKeys: KeyObject[] = [];
   private readonly remoteKeys?: JWTVerifyGetKey;
+  /** Set when the remote keys are the OpenID Connect provider's: its tokens must name it in `iss`, and carry their roles at `rolesClaim`. */
+  private readonly oidc?: { issuer: string; rolesClaim: string };
   private readonly policy: TokenPolicy;
 
-  constructor(config: ConfigService<AppConfig, true>) {
-    const { jwtSecret, jwtPreviousSecrets, jwksUrl, issuer, audience, maxTokenTtlSeconds } = config.get('auth', { infer: true });
+  constructor(config: ConfigService<AppConfig, true>, @Optional() oidcIssuer?: OidcIssuer) {
+    const { jwtSecret, jwtPreviousSecrets, jwksUrl, issuer, audience, maxTokenTtlSeconds, oidc, rolesClaim } = config.get('auth', {
+      infer: true,
+    });
     this.policy = { issuer, audience, maxTtlSeconds: maxTokenTtlSeconds ?? DEFAULT_MAX_TOKEN_TTL_SECONDS };
     if (jwtSecret) this.hmacKeys = [jwtSecret, ...(jwtPreviousSecrets ?? [])].map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
     // jose caches the key set and refetches on an unknown `kid`, so identity provider key rotation works.
     if (jwksUrl) this.remoteKeys = createRemoteJWKSet(new URL(jwksUrl));
+    if (oidc) {
+      if (!oidcIssuer) throw new Error('JwtVerifier needs the OidcIssuer when config.auth.oidc is set');
+      this.remoteKeys = oidcIssuer.keys;
+      this.oidc = { issuer: oidc.issuer, rolesClaim: rolesClaim ?? 'roles' };
+    }
     if (this.hmacKeys.length === 0 && !this.remoteKeys) {
-      throw new Error('JwtVerifier needs config.auth.jwtSecret or config.auth.jwksUrl');
+      throw new Error('JwtVerifier needs config.auth.jwtSecret or config.auth.jwksUrl or config.auth.oidc');
     }
   }
 
   async verify(token: string | undefined): Promise<AuthUser> {
     if (!token) throw new UnauthenticatedError(TOKEN_MESSAGES.missing);
     if (token.length > MAX_TOKEN_LENGTH) throw new UnauthenticatedError(TOKEN_MESSAGES.invalid);
-    const payload = await this.verifySignatureAndTimes(token);
+    const { payload, byOidcIssuer } = await this.verifySignatureAndTimes(token);
     // Checked after the signature, on the claims of either key source, so both follow one rule.
     checkTokenClaims(payload, this.policy, Math.floor(Date.now() / 1000));
-    return { id: readSubject(payload), roles: readRoles(payload), ...readEmail(payload) };
+    // The OpenID Connect provider's list also holds other applications' roles (Keycloak's
+    // offline_access): unknown names are ignored there, and refused in the service's own tokens.
+    const roles = byOidcIssuer ? readRoles(payload, this.oidc!.rolesClaim, 'ignore') : readRoles(payload, 'roles', 'refuse');
+    return { id: readSubject(payload), roles, ...readEmail(payload) };
   }
 
-  private async verifySignatureAndTimes(token: string): Promise<JWTPayload> {
+  private async verifySignatureAndTimes(token: string): Promise<{ payload: JWTPayload; byOidcIssuer: boolean }> {
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;
@@ -71,11 +88,21 @@ export class JwtVerifier {
     // HMAC secret (or `none`).
     try {
       if (alg === 'HS256' && this.hmacKeys.length > 0) {
-        return verifyHs256(token, this.hmacKeys, { clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS, requiredClaims: REQUIRED_CLAIMS });
+        const payload = verifyHs256(token, this.hmacKeys, {
+          clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS,
+          requiredClaims: REQUIRED_CLAIMS,
+        });
+        return { payload, byOidcIssuer: false };
       }
       if (alg !== undefined && ASYMMETRIC_ALGORITHMS.includes(alg) && this.remoteKeys) {
-        const options = { clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: REQUIRED_CLAIMS, algorithms: ASYMMETRIC_ALGORITHMS };
-        return (await jwtVerify(token, this.remoteKeys, options)).payload;
+        // The provider's keys sign for the provider only: its `iss` is checked whatever AUTH_JWT_ISSUER says.
+        const options = {
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          requiredClaims: REQUIRED_CLAIMS,
+          algorithms: ASYMMETRIC_ALGORITHMS,
+          ...(this.oidc ? { issuer: this.oidc.issuer } : {}),
+        };
+        return { payload: (await jwtVerify(token, this.remoteKeys, options)).payload, byOidcIssuer: this.oidc !== undefined };
       }
     } catch (error) {
       throw toUnauthenticated(error);
@@ -84,18 +111,21 @@ export class JwtVerifier {
   }
 }
 
-function toUnauthenticated(error: unknown): UnauthenticatedError {
+function toUnauthenticated(error: unknown): DomainError {
+  // The OpenID Connect provider could not be discovered (OidcIssuer.keys): already a 503.
+  if (error instanceof IdentityProviderUnavailableError) return error;
   if (error instanceof Hs256Error) {
     return new UnauthenticatedError(error.refusal === 'expired' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid, { cause: error });
   }
   if (error instanceof errors.JWTExpired) return new UnauthenticatedError(TOKEN_MESSAGES.expired, { cause: error });
-  if (isKeySetUnavailable(error)) return new UnauthenticatedError(TOKEN_MESSAGES.keysUnavailable, { cause: error });
+  if (isKeySetUnavailable(error)) return new IdentityProviderUnavailableError(TOKEN_MESSAGES.keysUnavailable, { cause: error });
   return new UnauthenticatedError(TOKEN_MESSAGES.invalid, { cause: error });
 }
 
 /**
  * Key set unreachable (network error, timeout), not 200 or not a key set: the token may be fine,
- * but the caller still gets a 401 (fail closed), with a detail that tells operators where to look.
+ * so the caller gets a 503 to retry rather than a 401 that would send a person to sign in again,
+ * and nothing is served (fail closed); the detail tells operators where to look.
  * jose raises the plain base JOSEError only for a failed key set download.
  */
 function isKeySetUnavailable(error: unknown): boolean {
@@ -147,14 +177,13 @@ function readSubject(payload: JWTPayload): string {
   return payload.sub;
 }
 
-function readRoles(payload: JWTPayload): Role[] {
-  const claim = payload.roles;
-  // An empty list is read like an absent claim: both fall back to the least privileged role.
-  if (claim === undefined || claim === null || (Array.isArray(claim) && claim.length === 0)) return [...DEFAULT_ROLES];
-  // An unknown role is refused rather than dropped: silently ignoring a misspelt "admn" would
-  // hand its holder a different account type than the identity provider meant.
-  if (!Array.isArray(claim) || !claim.every(isRole)) {
-    throw new UnauthenticatedError(`${TOKEN_MESSAGES.invalid}: "roles" must be a list of ${ROLES.join(', ')}`);
-  }
-  return [...new Set(claim)];
+/**
+ * The roles at `path` (rolesAt): an empty or absent claim falls back to the least privileged role.
+ * In the service's own tokens an unknown role is refused rather than dropped: silently ignoring a
+ * misspelt "admn" would hand its holder a different account type than the identity provider meant.
+ */
+function readRoles(payload: JWTPayload, path: string, unknown: 'refuse' | 'ignore'): Role[] {
+  const roles = rolesAt(payload, path, unknown);
+  if (!roles) throw new UnauthenticatedError(`${TOKEN_MESSAGES.invalid}: "${path}" must be a list of ${ROLES.join(', ')}`);
+  return roles;
 }

@@ -1,8 +1,5 @@
 import { DEFAULT_ROLES, isRole, type Role } from './auth.types';
 
-/** Where a token carries its roles by default: a top-level `roles` list (the service's own tokens, `npm run token`). */
-export const DEFAULT_ROLES_CLAIM = 'roles';
-
 /**
  * The value at a dotted claim path (AUTH_ROLES_CLAIM): `roles` (Entra ID), `realm_access.roles`
  * (Keycloak). Each step must be an object's own property; anything else (a missing step, a list or
