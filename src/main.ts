@@ -75,6 +75,11 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
+  // A mistake found while starting (the identity provider's discovery document names another issuer) is a configuration error too.
+  if (error instanceof ConfigValidationError) {
+    process.stderr.write(`${error.message}\nThe service did not start. See .env.example for every variable.\n`);
+    process.exit(78);
+  }
   process.stderr.write(`The service failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
