@@ -4,8 +4,10 @@
  * the test is skipped, with the reason printed, only where it could not be installed.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { FINANCE_TASKS } from '../../src/common/finance-tasks';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { customer } from '../support/orders-client';
@@ -24,6 +26,7 @@ const CHROMIUM_ARGS = [
 const ARTIFACTS = resolve(__dirname, 'artifacts');
 const SCREENSHOT = resolve(ARTIFACTS, 'swagger-orders.png');
 const RESOLUTION_SCREENSHOT = resolve(ARTIFACTS, 'swagger-resolution.png');
+const FINANCE_SCREENSHOT = resolve(ARTIFACTS, 'swagger-finance.png');
 const SEEDED_ORDERS = 3;
 
 const chromiumAvailable = existsSync(CHROMIUM);
@@ -179,6 +182,90 @@ describe('the Swagger UI in a browser', () => {
         const { status } = await liveResponse(operation);
         expect(status).toBe('200');
         await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
+      } finally {
+        await page.close();
+      }
+    },
+    30_000,
+  );
+});
+
+/** An IPv4 address of this machine other than loopback: how another computer on the network reaches it. */
+function nonLoopbackIPv4(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
+}
+
+describe('the Swagger UI from another computer, over plain HTTP', () => {
+  let sandbox: RunningSandbox;
+  let service: TestService;
+  let browser: Browser | undefined;
+  let origin: string;
+
+  beforeAll(async () => {
+    if (!runInBrowser) return;
+    const address = nonLoopbackIPv4();
+    if (!address)
+      throw new Error(
+        'this machine has no IPv4 address besides loopback: the test needs one to reach the service as another computer would',
+      );
+    sandbox = await startTestSandbox();
+    // As deployed with HOST=0.0.0.0 and a plain-HTTP PUBLIC_BASE_URL, opened by its address.
+    service = await startTestService(sandbox, {}, [], { listen: true, host: '0.0.0.0' });
+    origin = `http://${address}:${service.config.port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+    await sandbox?.close();
+  });
+
+  /** Opens `path` at the machine's address; fails unless every request of the page succeeded and operations were rendered. */
+  async function openRendered(path: string): Promise<Page> {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+    page.setDefaultTimeout(10_000);
+    const failed: string[] = [];
+    page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+    await page.goto(`${origin}${path}`);
+    await page.locator('.opblock').first().waitFor({ state: 'visible' });
+    expect(failed).toEqual([]);
+    return page;
+  }
+
+  itWithChromium(
+    '/docs renders every operation, admin-only ones marked',
+    async () => {
+      const page = await openRendered('/docs');
+      try {
+        await expect(page.locator('.opblock').count()).resolves.toBeGreaterThan(40);
+        const resolve = page
+          .locator('.opblock.opblock-post')
+          .filter({ has: page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]') });
+        await expect(resolve.locator('.opblock-summary-description').innerText()).resolves.toContain('(admin only)');
+      } finally {
+        await page.close();
+      }
+    },
+    30_000,
+  );
+
+  itWithChromium(
+    '/docs/finance renders the finance tasks, in order, with only what finance may call',
+    async () => {
+      const page = await openRendered('/docs/finance');
+      try {
+        const tags = await page.locator('.opblock-tag-section h3 .opblock-tag, .opblock-tag-section h3').allInnerTexts();
+        const shown = tags.map((text) => text.split('\n')[0].trim()).filter(Boolean);
+        expect(shown.filter((name) => Object.values(FINANCE_TASKS).some((task) => task.name === name))).toEqual(
+          Object.values(FINANCE_TASKS).map((task) => task.name),
+        );
+        await expect(page.locator('.opblock-summary-path[data-path="/v1/orders/export.csv"]').count()).resolves.toBe(1);
+        await expect(page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]').count()).resolves.toBe(0);
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: FINANCE_SCREENSHOT });
       } finally {
         await page.close();
       }

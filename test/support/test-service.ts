@@ -37,7 +37,8 @@ export async function startTestService(
   sandbox: RunningSandbox,
   env: Record<string, string> = {},
   extraImports: DynamicModule['imports'] = [],
-  options: { listen?: boolean } = {},
+  /** `host`: the address to listen on (default 127.0.0.1), e.g. 0.0.0.0 to be reached from another computer. */
+  options: { listen?: boolean; host?: string } = {},
 ): Promise<TestService> {
   // Listening on a real port is what lets the sandbox deliver callbacks to this instance.
   const port = options.listen ? await freePort() : undefined;
@@ -55,7 +56,7 @@ export async function startTestService(
   const logs = new LogCapture();
   const app = await createApp(config, createLogger(config.logLevel, logs.destination), { extraImports });
   await app.getHttpAdapter().getInstance().ready();
-  if (port) await app.listen({ port, host: '127.0.0.1' });
+  if (port) await app.listen({ port, host: options.host ?? '127.0.0.1' });
   return {
     app,
     config,
