@@ -64,6 +64,17 @@ const projects = [
   },
   {
     ...shared,
+    // test/pooler/two-instances.pooler-spec.ts: two instances as child processes behind PgBouncer in
+    // transaction mode (needs /usr/sbin/pgbouncer and TEST_DATABASE_URL); `npx jest --selectProjects
+    // pooler`, its own CI step.
+    displayName: 'pooler',
+    roots: ['<rootDir>/test'],
+    testMatch: ['**/*.pooler-spec.ts'],
+    testPathIgnorePatterns: ['/node_modules/'],
+    ...integrationDatabase,
+  },
+  {
+    ...shared,
     displayName: 'perf',
     roots: ['<rootDir>/test'],
     testMatch: ['**/*.perf-spec.ts'],
