@@ -40,12 +40,10 @@ export function checkOidcSettings(input: OidcSettingsInput, problems: string[]):
     problems.push(`AUTH_ROLES_CLAIM must be a claim name or a dotted path of claim names, e.g. realm_access.roles (got "${rolesClaim}")`);
   const { issuer } = input;
   if (issuer === undefined) {
-    if (input.rolesClaim !== undefined)
-      problems.push('AUTH_ROLES_CLAIM applies to the tokens of AUTH_OIDC_ISSUER: set AUTH_OIDC_ISSUER too');
+    // AUTH_ROLES_CLAIM and AUTH_OIDC_SWAGGER_SCOPES have defaults and go unused without the issuer;
+    // a client id (none by default) means the issuer was forgotten.
     if (input.swaggerClientId !== undefined)
       problems.push('AUTH_OIDC_SWAGGER_CLIENT_ID signs in at AUTH_OIDC_ISSUER: set AUTH_OIDC_ISSUER too');
-    if (input.swaggerScopes !== undefined)
-      problems.push('AUTH_OIDC_SWAGGER_SCOPES are asked of AUTH_OIDC_ISSUER: set AUTH_OIDC_ISSUER too');
     return { rolesClaim };
   }
   const issuerProblem = issuerUrlProblem(issuer);
