@@ -37,11 +37,14 @@ export async function startTestService(
   sandbox: RunningSandbox,
   env: Record<string, string> = {},
   extraImports: DynamicModule['imports'] = [],
-  /** `host`: the address to listen on (default 127.0.0.1), e.g. 0.0.0.0 to be reached from another computer. */
-  options: { listen?: boolean; host?: string } = {},
+  /**
+   * `host`: the address to listen on (default 127.0.0.1), e.g. 0.0.0.0 to be reached from another computer;
+   * `port`: the port (default a free one), when something set up before the service must know its URL.
+   */
+  options: { listen?: boolean; host?: string; port?: number } = {},
 ): Promise<TestService> {
   // Listening on a real port is what lets the sandbox deliver callbacks to this instance.
-  const port = options.listen ? await freePort() : undefined;
+  const port = options.listen ? (options.port ?? (await freePort())) : undefined;
   const config = loadAppConfig({
     ...(port ? { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } : {}),
     NODE_ENV: 'test',
