@@ -193,6 +193,15 @@ describe('loadAppConfig', () => {
     expect(problemsOf({ HOST: '0.0.0.0:3000' })[0]).toContain('HOST');
   });
 
+  it('reads REPORTS_TIMEZONE, an IANA name (UTC by default), and names a zone it does not know', () => {
+    expect(loadAppConfig({}).reportsTimeZone).toBe('UTC');
+    expect(loadAppConfig({ REPORTS_TIMEZONE: 'Africa/Douala' }).reportsTimeZone).toBe('Africa/Douala');
+    expect(problemsOf({ REPORTS_TIMEZONE: 'Mars/Olympus' })).toEqual([
+      'REPORTS_TIMEZONE must be an IANA time zone name, e.g. UTC, Africa/Douala or Europe/Paris (got "Mars/Olympus")',
+    ]);
+    expect(problemsOf({ REPORTS_TIMEZONE: '+01:00' })[0]).toContain('REPORTS_TIMEZONE');
+  });
+
   it('reads the previous keys of each secret as comma-separated lists, none by default', () => {
     expect(loadAppConfig(PRODUCTION_ENV)).toMatchObject({
       callbackSigningPreviousSecrets: [],

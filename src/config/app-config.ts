@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { isTimeZone } from '../common/date-filter';
 import type { CurrencyRule } from '../common/money';
 import { checkOidcSettings, type OidcSettings } from './oidc-settings';
 
@@ -90,6 +91,11 @@ export interface AppConfig {
   trustProxy: boolean | number | string[];
   /** HTTP_MAX_CONNECTIONS: connections accepted at once; unset, derived from the file-descriptor limit (connectionCap). */
   httpMaxConnections?: number;
+  /**
+   * REPORTS_TIMEZONE: the IANA time zone (default UTC) in which a day, or a moment without an offset,
+   * is read in the `from` and `to` filters (src/common/date-filter.ts).
+   */
+  reportsTimeZone: string;
   /** Delivery of events to the merchant's webhook endpoints. */
   webhooks: {
     /** WEBHOOK_TIMEOUT_MS: one attempt, from connecting to the end of the answer. */
@@ -372,6 +378,9 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     if (!/^https?:\/\/[^/\s]+$/.test(origin))
       problems.push(`CORS_ORIGINS entries must be origins like https://shop.example.com (got "${origin}")`);
   }
+  const reportsTimeZone = read('REPORTS_TIMEZONE') ?? 'UTC';
+  if (!isTimeZone(reportsTimeZone))
+    problems.push(`REPORTS_TIMEZONE must be an IANA time zone name, e.g. UTC, Africa/Douala or Europe/Paris (got "${reportsTimeZone}")`);
   const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
@@ -421,6 +430,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     corsOrigins,
     publicRateLimitPerMinute: integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
+    reportsTimeZone,
     httpMaxConnections: read('HTTP_MAX_CONNECTIONS') === undefined ? undefined : integer('HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000),
     webhooks: {
       timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15000, 100, 600000),
