@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, toPage } from '../common/pagination';
+import type { AppConfig } from '../config/app-config';
 import { currentRequestId } from '../logging/request-context';
 import type { AuditEventDto, AuditEventPageDto, ListAuditEventsQueryDto } from './audit.dto';
 import { AuditRepository } from './audit.repository';
@@ -27,7 +29,14 @@ export function auditEventOf(
 /** The audit trail: other areas append to it (within their own transactions when they can), finance reads it. */
 @Injectable()
 export class AuditService {
-  constructor(private readonly audit: AuditRepository) {}
+  private readonly reportsTimeZone: string;
+
+  constructor(
+    private readonly audit: AuditRepository,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.reportsTimeZone = config.get('reportsTimeZone', { infer: true });
+  }
 
   /** For actions with no transaction of their own to join (an export). */
   async record(event: NewAuditEvent): Promise<void> {
@@ -37,7 +46,7 @@ export class AuditService {
   async list(query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.audit.list(
-      { actor: query.actor, action: query.action, resourceId: query.resourceId, ...periodOf(query) },
+      { actor: query.actor, action: query.action, resourceId: query.resourceId, ...periodOf(query, this.reportsTimeZone) },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     return toPage(rows, limit, (e) => ({ at: e.at, id: e.id }), toDto);

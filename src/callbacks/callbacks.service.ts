@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { NotFoundError } from '../common/domain-error';
 import { truncateUtf8 } from '../common/truncate-utf8';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, UUID_PATTERN } from '../common/pagination';
+import type { AppConfig } from '../config/app-config';
 import { isCredentialHeaderName, isSecretKeyName, redact, REDACTED, storableJson, storableText } from '../logging/redaction';
 import { MetricsService } from '../metrics/metrics.service';
 import { ORDER_CALLBACKS, type OrderCallbacks } from '../orders/order-callbacks.port';
@@ -32,11 +34,16 @@ export interface ArrivedCallback {
 
 @Injectable()
 export class CallbacksService {
+  private readonly reportsTimeZone: string;
+
   constructor(
     @Inject(ORDER_CALLBACKS) private readonly orders: OrderCallbacks,
     private readonly callbacks: CallbacksRepository,
     private readonly metrics: MetricsService,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.reportsTimeZone = config.get('reportsTimeZone', { infer: true });
+  }
 
   /**
    * The provider's notification: stored with what it did before it is acknowledged. Whatever its
@@ -79,7 +86,7 @@ export class CallbacksService {
   async list(query: ListCallbacksQueryDto): Promise<CallbackPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.callbacks.list(
-      { orderId: query.orderId, outcome: query.outcome, result: query.result, ...periodOf(query) },
+      { orderId: query.orderId, outcome: query.outcome, result: query.result, ...periodOf(query, this.reportsTimeZone) },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     return toPage(rows, limit, (c) => ({ at: c.receivedAt, id: c.id }), toDto);

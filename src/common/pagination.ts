@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { DATE_FILTER_EXAMPLES, IsDateFilter, windowBound } from './date-filter';
 import { ValidationFailedError } from './domain-error';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -24,24 +25,35 @@ export class PageQueryDto {
   cursor?: string;
 }
 
-/** `?from=&to=`: a half-open time window [from, to) on the list's own time (created, received). */
+/**
+ * `?from=&to=`: a half-open time window [from, to) on the list's own time (created, received). Each
+ * is a day or a moment (src/common/date-filter.ts), read in REPORTS_TIMEZONE when it names no offset.
+ */
 export class PeriodQueryDto {
-  @ApiPropertyOptional({ description: 'At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z)' })
+  @ApiPropertyOptional({
+    description: `From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. ${DATE_FILTER_EXAMPLES.day} or ${DATE_FILTER_EXAMPLES.moment}`,
+  })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsDateFilter()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Before this time (ISO 8601)' })
+  @ApiPropertyOptional({
+    description: `Up to the end of this day (${DATE_FILTER_EXAMPLES.day}: all of that day included), or before this moment (${DATE_FILTER_EXAMPLES.moment}, excluded), in the reports' time zone unless an offset is given`,
+  })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsDateFilter()
   to?: string;
 }
 
 /** A list query: a time window and a page. */
 export class PagedPeriodQueryDto extends IntersectionType(PeriodQueryDto, PageQueryDto) {}
 
-export function periodOf(query: PeriodQueryDto): { from?: Date; to?: Date } {
-  return { from: query.from ? new Date(query.from) : undefined, to: query.to ? new Date(query.to) : undefined };
+/** The window a query names, as instants: a day in `timeZone` (REPORTS_TIMEZONE) from its first moment to the next day's. */
+export function periodOf(query: PeriodQueryDto, timeZone: string): { from?: Date; to?: Date } {
+  return {
+    from: query.from ? windowBound(query.from, 'from', timeZone) : undefined,
+    to: query.to ? windowBound(query.to, 'to', timeZone) : undefined,
+  };
 }
 
 /** A position in a list sorted by (time, id) descending. */

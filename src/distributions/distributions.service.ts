@@ -45,6 +45,7 @@ interface DistributionRequest {
 @Injectable()
 export class DistributionsService implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
+  private readonly reportsTimeZone: string;
 
   /**
    * Distributions as the provider-operation lifecycle drives them: stored PENDING with their shares
@@ -62,6 +63,7 @@ export class DistributionsService implements OnModuleInit {
     private readonly idempotency: IdempotencyService,
   ) {
     this.currencies = config.get('currencies', { infer: true });
+    this.reportsTimeZone = config.get('reportsTimeZone', { infer: true });
     this.type = {
       name: 'distribution',
       table: DISTRIBUTIONS_TABLE,
@@ -157,7 +159,7 @@ export class DistributionsService implements OnModuleInit {
     const filter: DistributionFilter = {
       kind: query.kind,
       status: query.status,
-      ...periodOf(query),
+      ...periodOf(query, this.reportsTimeZone),
     };
     const rows = await this.distributions.list(filter, { limit: limit + 1, after: afterCursor(query.cursor) });
     return toPage(rows, limit, positionOf, (d) => this.toDto(d));

@@ -72,6 +72,7 @@ interface StoredOrder {
 @Injectable()
 export class OrdersService implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
+  private readonly reportsTimeZone: string;
   private readonly payinOrders: ProviderOperationType<StoredOrder, PayinOrderInput, OrderDto>;
 
   constructor(
@@ -87,6 +88,7 @@ export class OrdersService implements OnModuleInit {
     private readonly budget: AgentBudgetService,
   ) {
     this.currencies = config.get('currencies', { infer: true });
+    this.reportsTimeZone = config.get('reportsTimeZone', { infer: true });
     this.payinOrders = this.payinOrderType(logger.child({ component: 'orders' }));
   }
 
@@ -235,7 +237,7 @@ export class OrdersService implements OnModuleInit {
 
   async list(user: AuthUser, query: ListOrdersQueryDto): Promise<OrderPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const filter = filterFor(user, query);
+    const filter = filterFor(user, query, this.reportsTimeZone);
     const rows = await this.orders.list(filter, { limit: limit + 1, after: afterCursor(query.cursor) });
     return toPage(rows, limit, positionOf, (o) => this.toDto(o));
   }
@@ -246,7 +248,7 @@ export class OrdersService implements OnModuleInit {
    * the database and the formatting overlap; at most one batch waits while the client is slow.
    */
   async *exportCsv(user: AuthUser, query: ListOrdersQueryDto): AsyncGenerator<string> {
-    const filter = filterFor(user, query);
+    const filter = filterFor(user, query, this.reportsTimeZone);
     yield csvRow(CSV_COLUMNS);
     let next = this.orders.list(filter, { limit: EXPORT_BATCH_SIZE });
     for (;;) {
@@ -317,12 +319,12 @@ export class OrdersService implements OnModuleInit {
   }
 }
 
-function filterFor(user: AuthUser, query: ListOrdersQueryDto): OrderFilter {
+function filterFor(user: AuthUser, query: ListOrdersQueryDto, reportsTimeZone: string): OrderFilter {
   return {
     customerId: visibleOwnerOf(user),
     status: query.status,
     currency: query.currency,
-    ...periodOf(query),
+    ...periodOf(query, reportsTimeZone),
     needsReview: query.needsReview,
   };
 }

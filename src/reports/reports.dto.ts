@@ -19,10 +19,22 @@ export class SummaryLineDto {
 }
 
 export class SummaryDto {
-  @ApiProperty({ format: 'date-time', example: '2026-11-01T00:00:00.000Z', nullable: true, type: String })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-01T00:00:00.000Z',
+    nullable: true,
+    type: String,
+    description: 'The first moment counted: `from` as an instant (a day starts at its midnight in REPORTS_TIMEZONE)',
+  })
   from: string | null;
 
-  @ApiProperty({ format: 'date-time', example: '2026-12-01T00:00:00.000Z', nullable: true, type: String })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-12-01T00:00:00.000Z',
+    nullable: true,
+    type: String,
+    description: 'The first moment no longer counted: `to` as an instant (for a day, the next midnight in REPORTS_TIMEZONE)',
+  })
   to: string | null;
 
   @ApiProperty({ type: [SummaryLineDto] })

@@ -13,6 +13,7 @@ export const ATTENTION_QUEUE_SIZE = 20;
 @Injectable()
 export class ReportsService {
   private readonly currencies: AppConfig['currencies'];
+  private readonly reportsTimeZone: string;
   private readonly providerTimeoutMs: number;
 
   constructor(
@@ -21,16 +22,18 @@ export class ReportsService {
     config: ConfigService<AppConfig, true>,
   ) {
     this.currencies = config.get('currencies', { infer: true });
+    this.reportsTimeZone = config.get('reportsTimeZone', { infer: true });
     this.providerTimeoutMs = config.get('provider', { infer: true }).timeoutMs;
   }
 
   /** Count and exact total per status and currency; totals are summed by PostgreSQL as numeric. */
   async summary(query: SummaryQueryDto): Promise<SummaryDto> {
-    const { from, to } = periodOf(query);
+    const { from, to } = periodOf(query, this.reportsTimeZone);
     const rows = await this.reports.orderSummary(from, to);
     return {
-      from: query.from ?? null,
-      to: query.to ?? null,
+      // The window as instants: what a day (`2026-11-01`) meant in REPORTS_TIMEZONE.
+      from: from?.toISOString() ?? null,
+      to: to?.toISOString() ?? null,
       lines: rows.map((row) => ({
         status: row.status,
         currency: row.currency,

@@ -26,18 +26,20 @@ export const RESPONSE_BODY_BYTES = 1024;
 @Injectable()
 export class EventsService {
   private readonly currencies: AppConfig['currencies'];
+  private readonly reportsTimeZone: string;
 
   constructor(
     private readonly events: EventsRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.currencies = config.get('currencies', { infer: true });
+    this.reportsTimeZone = config.get('reportsTimeZone', { infer: true });
   }
 
   async list(query: ListEventsQueryDto): Promise<EventPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.events.list(
-      { type: query.type, resourceId: query.resourceId, ...periodOf(query) },
+      { type: query.type, resourceId: query.resourceId, ...periodOf(query, this.reportsTimeZone) },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     return toPage(rows, limit, positionOfEvent, (event) => this.toDto(event));
