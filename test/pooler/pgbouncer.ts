@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 import { freePort } from '../support/test-service';
 
 /** Debian's PgBouncer (`apt-get install pgbouncer`: 1.18 on Debian 12, without max_prepared_statements). */
@@ -13,6 +14,8 @@ export const PGBOUNCER_BINARY = '/usr/sbin/pgbouncer';
 export interface RunningPgBouncer {
   /** `databaseUrl`'s database through the pooler, marked `pgbouncer=true` or not. */
   urlFor(databaseUrl: string, options: { pooled: boolean }): string;
+  /** The client connections PgBouncer holds now (its admin console's SHOW CLIENTS). */
+  clients(): Promise<{ database: string; application_name: string }[]>;
   /** What PgBouncer printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -55,6 +58,7 @@ export async function startPgBouncer(serverUrl: string): Promise<RunningPgBounce
       'pool_mode = transaction',
       'max_client_conn = 500',
       'default_pool_size = 20',
+      `admin_users = ${user}`,
       // Startup parameters are left as PgBouncer 1.18 treats them: the service must send none it refuses.
       '',
     ].join('\n'),
@@ -92,6 +96,15 @@ export async function startPgBouncer(serverUrl: string): Promise<RunningPgBounce
       url.port = String(port);
       if (pooled) url.searchParams.set('pgbouncer', 'true');
       return url.toString();
+    },
+    async clients() {
+      const admin = new Client({ host: '127.0.0.1', port, user, password: password || undefined, database: 'pgbouncer' });
+      await admin.connect();
+      try {
+        return (await admin.query<{ database: string; application_name: string }>('SHOW CLIENTS')).rows;
+      } finally {
+        await admin.end();
+      }
     },
     output: () => output,
     stop,

@@ -164,6 +164,10 @@ function poolerSuite() {
 
   it('shows on a live stream of instance A what happens through instance B, also after the listeners were cut', async () => {
     await waitUntil('both instances listen on PostgreSQL directly', async () => (await listeners()).length === 2);
+    // Their statements go through the pooler, their listeners do not.
+    const pooled = (await bouncer.clients()).filter((c) => c.database === new URL(testDatabaseUrl()).pathname.slice(1));
+    expect(pooled.length).toBeGreaterThan(0);
+    expect(pooled.filter((c) => c.application_name === LISTENER_APPLICATION_NAME)).toEqual([]);
     const order = (await createOrder(b, TEST_WALLETS.NO_CALLBACK)).body;
     const stream = await fetch(`${a.base}/v1/orders/${order.id}/events`, {
       headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
