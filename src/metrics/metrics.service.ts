@@ -57,6 +57,12 @@ export class MetricsService implements OnApplicationShutdown {
     ['outcome', 'result'],
   );
 
+  readonly webhookAttempts = this.counter(
+    'webhook_attempts_total',
+    'Webhook delivery attempts finished by this instance, by what each made of its delivery: DELIVERED, RETRY (failed, tried again later), FAILED (failed, the last attempt: given up), GONE (410: endpoint disabled)',
+    ['outcome'],
+  );
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

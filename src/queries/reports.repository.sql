@@ -53,3 +53,18 @@ SELECT id, kind::text AS kind, trim_scale(amount)::text AS amount, currency::tex
   created_at AS "createdAt"
 FROM distributions WHERE status = 'UNKNOWN'
 ORDER BY created_at, id LIMIT $1::int;
+
+-- reports_waiting_gauges (waiting)
+-- answers: queue text, items int4, oldestAgeSeconds float8
+SELECT queue, count(*)::int AS items, extract(epoch FROM now() - min(since))::float8 AS "oldestAgeSeconds"
+FROM (
+  SELECT 'orders_unknown' AS queue, created_at AS since FROM orders WHERE status = 'UNKNOWN'
+  UNION ALL SELECT 'orders_expired', created_at FROM orders WHERE status = 'EXPIRED'
+  UNION ALL SELECT 'orders_stale_pending', created_at FROM orders
+    WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1::float8)
+  UNION ALL SELECT 'orders_needs_review', created_at FROM orders WHERE needs_review = true
+  UNION ALL SELECT 'card_operations_unknown', created_at FROM card_operations WHERE status = 'UNKNOWN'
+  UNION ALL SELECT 'distributions_unknown', created_at FROM distributions WHERE status = 'UNKNOWN'
+  UNION ALL SELECT 'orders_awaiting_callback', coalesce(submitted_at, created_at) FROM orders WHERE status = 'PROCESSING'
+) AS waiting
+GROUP BY queue;

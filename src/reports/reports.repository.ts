@@ -190,6 +190,34 @@ const ATTENTION_DISTRIBUTIONS = sqlStatement(
 );
 
 /**
+ * For /metrics: per queue of the attention report, how many wait and how long the oldest has
+ * waited (since its creation, by the database clock; 0 when none waits); and the PROCESSING orders
+ * awaiting the provider's callback, since they were handed over. $1 is the stale-pending window in
+ * seconds. A queue where nothing waits has no row.
+ */
+const WAITING_GAUGES = sqlStatement(
+  repository,
+  'waiting',
+  'reports_waiting_gauges',
+  `
+  SELECT queue, count(*)::int AS items, extract(epoch FROM now() - min(since))::float8 AS "oldestAgeSeconds"
+  FROM (
+    SELECT 'orders_unknown' AS queue, created_at AS since FROM orders WHERE status = 'UNKNOWN'
+    UNION ALL SELECT 'orders_expired', created_at FROM orders WHERE status = 'EXPIRED'
+    UNION ALL SELECT 'orders_stale_pending', created_at FROM orders
+      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1::float8)
+    UNION ALL SELECT 'orders_needs_review', created_at FROM orders WHERE needs_review = true
+    UNION ALL SELECT 'card_operations_unknown', created_at FROM card_operations WHERE status = 'UNKNOWN'
+    UNION ALL SELECT 'distributions_unknown', created_at FROM distributions WHERE status = 'UNKNOWN'
+    UNION ALL SELECT 'orders_awaiting_callback', coalesce(submitted_at, created_at) FROM orders WHERE status = 'PROCESSING'
+  ) AS waiting
+  GROUP BY queue`,
+  { queue: column.text, items: column.int4, oldestAgeSeconds: column.float8 },
+);
+
+export type WaitingRow = StatementRow<typeof WAITING_GAUGES>;
+
+/**
  * What waits for a person, oldest first. Each queue is one filter served by an index on
  * (filter, created_at, id), read backwards: counting and the first rows never scan the table.
  */
@@ -218,6 +246,11 @@ export class AttentionRepository {
       cardOperations: { unknown: { count: counts.cardOperationsUnknown, oldest: operations } },
       distributions: { unknown: { count: counts.distributionsUnknown, oldest: distributions } },
     };
+  }
+
+  /** Each attention queue's size and oldest age, and the oldest wait for a callback (WAITING_GAUGES). */
+  async waiting(stalePendingSeconds: number): Promise<WaitingRow[]> {
+    return this.prisma.run(WAITING_GAUGES, [stalePendingSeconds]);
   }
 }
 

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { ScheduledJob } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
+import { MetricsService } from '../metrics/metrics.service';
 import { renderEventBody } from './event-body';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookSender, type WebhookAttemptResult } from './webhook-sender';
@@ -54,6 +55,7 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
     private readonly endpoints: WebhookEndpointsService,
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
+    private readonly metrics: MetricsService,
   ) {
     super('webhook-delivery', WEBHOOK_POLL_INTERVAL_MS, logger.child({ component: 'webhook-delivery' }));
     const webhooks = config.get('webhooks', { infer: true });
@@ -127,7 +129,9 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
       }))
       .then((result) => {
         if (!this.inFlight.delete(delivery.id)) return; // released at shutdown
-        this.finished.push(this.recorded(delivery, result));
+        const recorded = this.recorded(delivery, result);
+        this.metrics.webhookAttempts.inc({ outcome: recorded.outcome });
+        this.finished.push(recorded);
         this.flush();
       });
   }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
@@ -12,7 +13,7 @@ import { WebhookDeliveryJob } from './webhook-delivery.job';
 
 /** Events and webhooks: the endpoints the merchant registers, the events, their delivery. */
 @Module({
-  imports: [AuthModule, DatabaseModule],
+  imports: [AuthModule, DatabaseModule, MetricsModule],
   controllers: [WebhookEndpointsController, EventsController],
   providers: [
     EventsService,
