@@ -19,7 +19,8 @@ export interface ProviderBearer {
   expiresAt: Date;
 }
 
-const TOKEN_PURPOSE = 'provider-token';
+/** Associated data of the sealed provider token. */
+export const TOKEN_PURPOSE = 'provider-token';
 /** Refresh this long before expireAt (or a tenth of the lifetime, for short-lived tokens); the repository applies the same rule in SQL. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
 const POLL_INTERVAL_MS = 50;
