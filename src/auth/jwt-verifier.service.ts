@@ -19,6 +19,11 @@ const REQUIRED_CLAIMS = ['sub', 'exp'];
 export const DEFAULT_MAX_TOKEN_TTL_SECONDS = 30 * 86400;
 /** Far above any real token; refuses absurd headers before any crypto work. */
 const MAX_TOKEN_LENGTH = 8192;
+/** Verified tokens kept at most (see JwtVerifier.remember), and the longest one kept: a few MB at worst. */
+export const VERIFIED_TOKENS_KEPT = 1024;
+const VERIFIED_TOKEN_MAX_LENGTH = 2048;
+/** How long a token verified with an identity provider's published keys is trusted before it is verified again. */
+export const REMOTE_KEY_RECHECK_MS = 60_000;
 
 export const TOKEN_MESSAGES = {
   missing: 'Missing bearer token',
@@ -45,6 +50,8 @@ export class JwtVerifier {
   /** Set when the remote keys are the OpenID Connect provider's: its tokens must name it in `iss`, and carry their roles at `rolesClaim`. */
   private readonly oidc?: { issuer: string; rolesClaim: string };
   private readonly policy: TokenPolicy;
+  /** Tokens verified lately, by their whole text (signature included): see `remember`. */
+  private readonly verified = new Map<string, { user: AuthUser; expiresAtMs: number; recheckAtMs: number }>();
 
   constructor(config: ConfigService<AppConfig, true>, @Optional() oidcIssuer?: OidcIssuer) {
     const { jwtSecret, jwtPreviousSecrets, jwksUrl, issuer, audience, maxTokenTtlSeconds, oidc, rolesClaim } = config.get('auth', {
@@ -67,16 +74,39 @@ export class JwtVerifier {
   async verify(token: string | undefined): Promise<AuthUser> {
     if (!token) throw new UnauthenticatedError(TOKEN_MESSAGES.missing);
     if (token.length > MAX_TOKEN_LENGTH) throw new UnauthenticatedError(TOKEN_MESSAGES.invalid);
-    const { payload, byOidcIssuer } = await this.verifySignatureAndTimes(token);
+    const nowMs = Date.now();
+    const known = this.verified.get(token);
+    // Only an expiry can turn a verified token down later (nbf and the lifetime cap only relax
+    // with time): past it, or past its recheck, the token is verified again from scratch.
+    if (known && known.expiresAtMs > nowMs && known.recheckAtMs > nowMs) return { ...known.user, roles: [...known.user.roles] };
+    if (known) this.verified.delete(token);
+    const { payload, byOidcIssuer, byRemoteKeys } = await this.verifySignatureAndTimes(token);
     // Checked after the signature, on the claims of either key source, so both follow one rule.
-    checkTokenClaims(payload, this.policy, Math.floor(Date.now() / 1000));
+    checkTokenClaims(payload, this.policy, Math.floor(nowMs / 1000));
     // The OpenID Connect provider's list also holds other applications' roles (Keycloak's
     // offline_access): unknown names are ignored there, and refused in the service's own tokens.
     const roles = byOidcIssuer ? readRoles(payload, this.oidc!.rolesClaim, 'ignore') : readRoles(payload, 'roles', 'refuse');
-    return { id: readSubject(payload), roles, ...readEmail(payload) };
+    const user: AuthUser = { id: readSubject(payload), roles, ...readEmail(payload) };
+    this.remember(token, user, payload, byRemoteKeys, nowMs);
+    return { ...user, roles: [...roles] };
   }
 
-  private async verifySignatureAndTimes(token: string): Promise<{ payload: JWTPayload; byOidcIssuer: boolean }> {
+  /**
+   * Keeps a verified token, so that the same bearer sent with the next requests costs a lookup
+   * instead of decoding, an HMAC and the claim checks. Bounded (the oldest goes first); a token
+   * checked with remote keys is verified again after REMOTE_KEY_RECHECK_MS, since those keys can be
+   * withdrawn while the service runs.
+   */
+  private remember(token: string, user: AuthUser, payload: JWTPayload, remoteKeys: boolean, nowMs: number): void {
+    if (token.length > VERIFIED_TOKEN_MAX_LENGTH || typeof payload.exp !== 'number') return;
+    // verifyHs256 and jose refuse a token once exp <= now - tolerance.
+    const expiresAtMs = (payload.exp + CLOCK_TOLERANCE_SECONDS) * 1000;
+    const recheckAtMs = remoteKeys ? nowMs + REMOTE_KEY_RECHECK_MS : Number.POSITIVE_INFINITY;
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { user, expiresAtMs, recheckAtMs });
+  }
+
+  private async verifySignatureAndTimes(token: string): Promise<{ payload: JWTPayload; byOidcIssuer: boolean; byRemoteKeys: boolean }> {
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;
@@ -92,7 +122,7 @@ export class JwtVerifier {
           clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS,
           requiredClaims: REQUIRED_CLAIMS,
         });
-        return { payload, byOidcIssuer: false };
+        return { payload, byOidcIssuer: false, byRemoteKeys: false };
       }
       if (alg !== undefined && ASYMMETRIC_ALGORITHMS.includes(alg) && this.remoteKeys) {
         // The provider's keys sign for the provider only: its `iss` is checked whatever AUTH_JWT_ISSUER says.
@@ -102,7 +132,11 @@ export class JwtVerifier {
           algorithms: ASYMMETRIC_ALGORITHMS,
           ...(this.oidc ? { issuer: this.oidc.issuer } : {}),
         };
-        return { payload: (await jwtVerify(token, this.remoteKeys, options)).payload, byOidcIssuer: this.oidc !== undefined };
+        return {
+          payload: (await jwtVerify(token, this.remoteKeys, options)).payload,
+          byOidcIssuer: this.oidc !== undefined,
+          byRemoteKeys: true,
+        };
       }
     } catch (error) {
       throw toUnauthenticated(error);
