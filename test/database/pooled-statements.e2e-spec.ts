@@ -1,4 +1,8 @@
+import request from 'supertest';
 import { column, sqlStatement } from '../../src/database/sql-statement';
+import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
+import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
+import { customer, parseSse } from '../support/orders-client';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { testDatabaseUrl } from '../support/test-database';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -27,7 +31,8 @@ function pooled(url: string): string {
 /**
  * Through a transaction-mode pooler a statement prepared under a name on one server session is
  * missing on the next: with `pgbouncer=true` PrismaService sends its statements unnamed, and only
- * then (test/pooler/ runs both modes through PgBouncer itself).
+ * then (test/pooler/ runs both modes through PgBouncer itself). Without DATABASE_DIRECT_URL such an
+ * instance does not listen, and its live streams poll.
  */
 describe('PrismaService statements, named or not', () => {
   let sandbox: RunningSandbox;
@@ -59,5 +64,20 @@ describe('PrismaService statements, named or not', () => {
     expect(await throughPooler.prisma.run(UNNAMED, [])).toEqual([]);
     expect(await throughPooler.prisma.run(UNNAMED, [])).toEqual([]);
     expect(await throughPooler.prisma.inTransaction(async (run) => (await run(UNNAMED, [])).rows)).toEqual([]);
+  });
+
+  it('pooled without DATABASE_DIRECT_URL: nothing listens, it says so, and live streams learn of other instances by polling', async () => {
+    expect(throughPooler.config.databaseDirectUrl).toBeUndefined();
+    expect(throughPooler.logs.text).toContain('order events are not listened for');
+    const alice = await customer(throughPooler);
+    const order = (await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK })).body as { id: string };
+    const stream = alice.events(order.id).then((res) => res);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const url = new URL(direct.get(CallbackUrlsService).urlsFor(order.id).successUrl);
+    await request(direct.server)
+      .post(url.pathname + url.search)
+      .send({})
+      .expect(200);
+    expect(parseSse((await stream).text).map((event) => event.data?.status)).toEqual(['PROCESSING', 'SUCCEEDED']);
   });
 });
