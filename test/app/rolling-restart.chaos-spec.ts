@@ -218,8 +218,6 @@ describe('rolling restart', () => {
 
   beforeAll(async () => {
     sandbox = await startTestSandbox({ callbackDelayMs: CALLBACK_DELAY_MS, agentHourlyLimit: 1_000_000 });
-    db = new Client({ connectionString: testDatabaseUrl() });
-    await db.connect();
   });
   afterAll(async () => {
     for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -333,6 +331,10 @@ describe('rolling restart', () => {
     loadRunning = false;
     await load;
     const streams = await Promise.all(followers);
+    // Connected only now: on the embedded database, a connection that stays silent while instances
+    // start holds up everyone else's statements.
+    db = new Client({ connectionString: testDatabaseUrl() });
+    await db.connect();
 
     // Every order decided; no 5xx anywhere; no client error.
     expect(clientErrors).toEqual([]);
