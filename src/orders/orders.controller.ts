@@ -87,7 +87,7 @@ export class OrdersController {
     operationId: 'exportOrdersCsv',
     summary: 'Export orders as CSV (finance)',
     description:
-      'Same filters as the list, all pages, newest first. RFC 4180; cells a spreadsheet would run as formulas are prefixed with an apostrophe. `bom=true` starts the file with a UTF-8 byte order mark, so that Excel shows accented names correctly. Every export is kept in the audit trail with its filters.',
+      'Same filters as the list, all pages, newest first. RFC 4180, UTF-8, ready for Excel: the file starts with a UTF-8 byte order mark so that accented names show correctly (`bom=false` leaves it out), and a text cell a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage return) is prefixed with an apostrophe, so that it opens as text; the amount is a number (a negative one too) and is not prefixed. Every export is kept in the audit trail with its filters.',
   })
   @ApiProduces('text/csv')
   @ApiOkResponse({
@@ -95,11 +95,11 @@ export class OrdersController {
     content: { 'text/csv': { schema: { type: 'string', example: 'id,reference,createdAt,updatedAt,status,amount,currency,…\r\n' } } },
   })
   async exportCsv(@CurrentUser() user: AuthUser, @Query() query: ExportOrdersQueryDto, @Res() reply: FastifyReply): Promise<void> {
-    const { bom, ...filters } = query;
+    const { bom: bomAsked, ...filters } = query;
+    // Excel-ready unless asked otherwise: without the byte order mark Excel reads UTF-8 as its local code page.
+    const bom = bomAsked !== false;
     // Recorded before the first byte: an export that could not be audited does not happen.
-    await this.audit.record(
-      auditEventOf(user, 'orders.exported', { type: 'orders_export', id: null }, { details: { filters, bom: bom === true } }),
-    );
+    await this.audit.record(auditEventOf(user, 'orders.exported', { type: 'orders_export', id: null }, { details: { filters, bom } }));
     const lines = this.orders.exportCsv(user, filters);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     await reply

@@ -202,7 +202,12 @@ export class OrderFilterQueryDto extends PeriodQueryDto {
 export class ListOrdersQueryDto extends IntersectionType(OrderFilterQueryDto, PageQueryDto) {}
 
 export class ExportOrdersQueryDto extends OrderFilterQueryDto {
-  @ApiPropertyOptional({ default: false, description: 'Start the file with a UTF-8 byte order mark (for Excel)' })
+  @ApiPropertyOptional({
+    default: true,
+    example: true,
+    description:
+      'Start the file with a UTF-8 byte order mark, so that Excel reads accented names right (the default); `false` leaves it out',
+  })
   @IsOptional()
   @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()

@@ -4,7 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { canReadAll, canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
-import { csvCell, csvRow } from '../common/csv';
+import { csvCell, csvDecimalCell, csvRow } from '../common/csv';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
 import { formatStoredAmount, MoneyError } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
@@ -311,7 +311,8 @@ export class OrdersService implements OnModuleInit {
   }
 
   private csvCellOf(row: OrderListRow, column: (typeof CSV_COLUMNS)[number]): string {
-    return csvCell(column === 'amount' ? formatStoredAmount(row.amount, row.currency, this.currencies) : row[column]);
+    // The amount is a number for the spreadsheet (exempt from the formula prefix); every other cell is text.
+    return column === 'amount' ? csvDecimalCell(formatStoredAmount(row.amount, row.currency, this.currencies)) : csvCell(row[column]);
   }
 
   private toDto(order: OrderRecord | OrderListRow): OrderDto {

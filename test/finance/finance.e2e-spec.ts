@@ -87,8 +87,9 @@ describe('finance views', () => {
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toMatch(/attachment; filename="orders-.*\.csv"/);
     const lines = res.text.split('\r\n');
+    // Excel-ready by default: the UTF-8 byte order mark first.
     expect(lines[0]).toBe(
-      'id,reference,createdAt,updatedAt,status,amount,currency,service,wallet,payer,payerEmail,description,providerReference,providerTransactionReference,failureReason,needsReview',
+      '\uFEFFid,reference,createdAt,updatedAt,status,amount,currency,service,wallet,payer,payerEmail,description,providerReference,providerTransactionReference,failureReason,needsReview',
     );
     expect(res.text).toContain(`"'=HYPERLINK(""http://evil"")"`);
     expect(res.text).toContain('"Two, ""quoted""\nlines"');
