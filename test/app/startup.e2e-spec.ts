@@ -47,6 +47,19 @@ describe('start-up with bad configuration', () => {
     expect(result.stderr + result.stdout).not.toContain('live-secret-never-printed');
   });
 
+  it('refuses to start in production with a malformed previous key, or one equal to the current key, naming the variable and position, never the value', async () => {
+    const result = await runMain({
+      ...COMPLETE_PRODUCTION_ENV,
+      DATA_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 2).toString('base64')},not-a-key-never-printed`,
+      AUTH_JWT_PREVIOUS_SECRETS: COMPLETE_PRODUCTION_ENV.AUTH_JWT_SECRET,
+    });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('DATA_ENCRYPTION_PREVIOUS_KEYS entry 2 must be 32 bytes encoded in base64');
+    expect(result.stderr).toContain('AUTH_JWT_PREVIOUS_SECRETS entry 1 equals the current key');
+    expect(result.stderr + result.stdout).not.toContain('not-a-key-never-printed');
+    expect(result.stderr + result.stdout).not.toContain(COMPLETE_PRODUCTION_ENV.AUTH_JWT_SECRET);
+  });
+
   it('refuses an invalid value in development too, with a clear message', async () => {
     const result = await runMain({ PORT: 'eighty', LOG_LEVEL: 'loud' });
     expect(result.code).toBe(78);
