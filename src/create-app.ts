@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { documentProblemResponses, ProblemDetailsDto } from './common/openapi-problems';
 import { financeDocumentOf, markAdminOnly } from './http/openapi-documents';
+import { signInConnectSources, swaggerSignIn } from './http/swagger-sign-in';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
@@ -41,7 +42,7 @@ export async function createApp(
   // Whatever path a configured secret takes (an error echoed by the provider, a URL), logs and records scrub it.
   registerConfiguredSecrets(config);
   // helmet's headers, computed once; https upgrades only for an https service (see serviceSecurityHeaders).
-  const SECURITY_HEADERS = serviceSecurityHeaders(config.publicBaseUrl);
+  const SECURITY_HEADERS = serviceSecurityHeaders(config.publicBaseUrl, signInConnectSources(config));
   const adapter = new FastifyAdapter({
     // Reuse the caller's request id when it is a sane token; otherwise mint one.
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -154,7 +155,7 @@ export async function createApp(
   await registerHttpProtections(app, config);
   app.useGlobalPipes(createValidationPipe());
   // No enableShutdownHooks(): it re-raises SIGTERM/SIGINT after closing (exit 143/130). src/main.ts owns the signals.
-  setUpSwagger(app);
+  setUpSwagger(app, config);
   await app.init();
   return app;
 }
@@ -342,17 +343,21 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
   return markAdminOnly(documentProblemResponses(document));
 }
 
-function setUpSwagger(app: NestFastifyApplication) {
+function setUpSwagger(app: NestFastifyApplication, config: AppConfig) {
+  // Authorize signs in at the company's OpenID Connect provider when configured (src/http/swagger-sign-in.ts).
+  const { swaggerOptions: signInOptions, patchDocumentOnRequest } = swaggerSignIn(app, config);
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Payments BFF API',
     // The bearer token survives a reload of the page (kept in the browser's localStorage).
-    swaggerOptions: { persistAuthorization: true },
+    swaggerOptions: { persistAuthorization: true, ...signInOptions },
+    patchDocumentOnRequest,
   });
   // Only what the finance role may call, by task (src/http/openapi-documents.ts).
   SwaggerModule.setup('docs/finance', app, () => financeDocumentOf(buildOpenApiDocument(app)), {
     jsonDocumentUrl: 'docs/finance-json',
     customSiteTitle: 'Payments BFF: finance',
-    swaggerOptions: { persistAuthorization: true },
+    swaggerOptions: { persistAuthorization: true, ...signInOptions },
+    patchDocumentOnRequest,
   });
 }
