@@ -204,7 +204,6 @@ export class ListOrdersQueryDto extends IntersectionType(OrderFilterQueryDto, Pa
 export class ExportOrdersQueryDto extends OrderFilterQueryDto {
   @ApiPropertyOptional({
     default: true,
-    example: true,
     description:
       'Start the file with a UTF-8 byte order mark, so that Excel reads accented names right (the default); `false` leaves it out',
   })
