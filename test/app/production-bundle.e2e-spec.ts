@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -6,6 +7,7 @@ import { mintToken } from '../../src/auth/token-minter';
 import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startChildService, type ChildService } from '../support/child-service';
+import { OtlpReceiver } from '../support/otlp-receiver';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
 import { startProdCommand } from '../support/start-prod-command';
@@ -25,28 +27,27 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
   let sandbox: RunningSandbox;
   let service: ChildService;
   let token: string;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
     sandbox = await startTestSandbox();
     const command = startProdCommand();
-    service = await startChildService(
-      {
-        ...command.env,
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        DATABASE_URL: testDatabaseUrl(),
-        PROVIDER_BASE_URL: sandbox.url,
-        PROVIDER_API_KEY: SANDBOX_CREDENTIALS.apiKey,
-        PROVIDER_SECRET_KEY: SANDBOX_CREDENTIALS.secretKey,
-        PROVIDER_SP_AUTH_TOKEN: SANDBOX_CREDENTIALS.spAuthToken,
-        CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
-        DATA_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
-        AUTH_JWT_SECRET: JWT_SECRET,
-        LOG_LEVEL: 'info',
-      },
-      { nodeArgs: command.nodeArgs, readyPath: '/health/ready' },
-    );
+    env = {
+      ...command.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      DATABASE_URL: testDatabaseUrl(),
+      PROVIDER_BASE_URL: sandbox.url,
+      PROVIDER_API_KEY: SANDBOX_CREDENTIALS.apiKey,
+      PROVIDER_SECRET_KEY: SANDBOX_CREDENTIALS.secretKey,
+      PROVIDER_SP_AUTH_TOKEN: SANDBOX_CREDENTIALS.spAuthToken,
+      CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+      AUTH_JWT_SECRET: JWT_SECRET,
+      LOG_LEVEL: 'info',
+    };
+    service = await startChildService(env, { nodeArgs: command.nodeArgs, readyPath: '/health/ready' });
     token = await mintToken({ sub: 'bundle-customer', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
   }, 300_000);
 
@@ -105,6 +106,37 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
     const document = (await (await fetch(`${service.base}/docs-json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths)).toContain('/v1/orders');
   });
+
+  it('traces with OpenTelemetry when its variables are set: a pay-in is one trace of HTTP, statement and provider spans', async () => {
+    const receiver = await OtlpReceiver.start();
+    const traced = await startChildService(
+      { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' },
+      { nodeArgs: startProdCommand().nodeArgs, readyPath: '/health/ready' },
+    );
+    try {
+      const traceId = randomBytes(16).toString('hex');
+      const created = await fetch(`${traced.base}/v1/orders`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'idempotency-key': `bundle-traced-${Date.now()}`,
+          traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+        },
+        body: JSON.stringify(orderRequest()),
+      });
+      expect(created.status).toBe(201);
+      // SIGINT: a clean stop without the production drain; the buffered spans are exported before the exit.
+      traced.child.kill('SIGINT');
+      expect(await traced.exited).toEqual({ code: 0, signal: null });
+      expect(receiver.spansOf(traceId).map((span) => span.name)).toEqual(
+        expect.arrayContaining(['POST /v1/orders', 'orders_create', 'provider payin.collect', 'orders_record_submission']),
+      );
+    } finally {
+      if (traced.child.exitCode === null) traced.child.kill('SIGKILL');
+      await receiver.close();
+    }
+  }, 60_000);
 
   it('stops cleanly on SIGTERM', async () => {
     service.child.kill('SIGTERM');

@@ -75,6 +75,7 @@ export class OtlpReceiver {
   }
 
   close(): Promise<void> {
+    this.server.closeAllConnections();
     return new Promise((closed) => this.server.close(() => closed()));
   }
 }
