@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * Export orders as CSV (finance)
-         * @description Same filters as the list, all pages, newest first. RFC 4180; cells a spreadsheet would run as formulas are prefixed with an apostrophe. `bom=true` starts the file with a UTF-8 byte order mark, so that Excel shows accented names correctly. Every export is kept in the audit trail with its filters.
+         * @description Same filters as the list, all pages, newest first. RFC 4180, UTF-8, ready for Excel: the file starts with a UTF-8 byte order mark so that accented names show correctly (`bom=false` leaves it out), and a text cell a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage return) is prefixed with an apostrophe, so that it opens as text; the amount is a number (a negative one too) and is not prefixed. Every export is kept in the audit trail with its filters.
          */
         get: operations["exportOrdersCsv"];
         put?: never;
@@ -2117,11 +2117,13 @@ export interface components {
         SummaryDto: {
             /**
              * Format: date-time
+             * @description The first moment counted: `from` as an instant (a day starts at its midnight in REPORTS_TIMEZONE)
              * @example 2026-11-01T00:00:00.000Z
              */
             from: string | null;
             /**
              * Format: date-time
+             * @description The first moment no longer counted: `to` as an instant (for a day, the next midnight in REPORTS_TIMEZONE)
              * @example 2026-12-01T00:00:00.000Z
              */
             to: string | null;
@@ -2780,9 +2782,9 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                /** @description From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. 2026-11-01 or 2026-11-01T08:30:00Z */
                 from?: string;
-                /** @description Before this time (ISO 8601) */
+                /** @description Up to the end of this day (2026-11-01: all of that day included), or before this moment (2026-11-01T08:30:00Z, excluded), in the reports' time zone unless an offset is given */
                 to?: string;
                 status?: "PENDING" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "UNKNOWN" | "EXPIRED";
                 /** @description ISO 4217 code, e.g. XAF */
@@ -2946,16 +2948,16 @@ export interface operations {
     exportOrdersCsv: {
         parameters: {
             query?: {
-                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                /** @description From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. 2026-11-01 or 2026-11-01T08:30:00Z */
                 from?: string;
-                /** @description Before this time (ISO 8601) */
+                /** @description Up to the end of this day (2026-11-01: all of that day included), or before this moment (2026-11-01T08:30:00Z, excluded), in the reports' time zone unless an offset is given */
                 to?: string;
                 status?: "PENDING" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "UNKNOWN" | "EXPIRED";
                 /** @description ISO 4217 code, e.g. XAF */
                 currency?: string;
                 /** @description Only orders a contradicting callback flagged for review (true) or the others (false) */
                 needsReview?: boolean;
-                /** @description Start the file with a UTF-8 byte order mark (for Excel) */
+                /** @description Start the file with a UTF-8 byte order mark, so that Excel reads accented names right (the default); `false` leaves it out */
                 bom?: boolean;
             };
             header?: never;
@@ -3163,9 +3165,9 @@ export interface operations {
     listCallbacks: {
         parameters: {
             query?: {
-                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                /** @description From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. 2026-11-01 or 2026-11-01T08:30:00Z */
                 from?: string;
-                /** @description Before this time (ISO 8601) */
+                /** @description Up to the end of this day (2026-11-01: all of that day included), or before this moment (2026-11-01T08:30:00Z, excluded), in the reports' time zone unless an offset is given */
                 to?: string;
                 limit?: number;
                 /** @description nextCursor of the previous page */
@@ -4543,9 +4545,9 @@ export interface operations {
     listDistributions: {
         parameters: {
             query?: {
-                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                /** @description From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. 2026-11-01 or 2026-11-01T08:30:00Z */
                 from?: string;
-                /** @description Before this time (ISO 8601) */
+                /** @description Up to the end of this day (2026-11-01: all of that day included), or before this moment (2026-11-01T08:30:00Z, excluded), in the reports' time zone unless an offset is given */
                 to?: string;
                 limit?: number;
                 /** @description nextCursor of the previous page */
@@ -4843,9 +4845,9 @@ export interface operations {
     getOrdersSummary: {
         parameters: {
             query?: {
-                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                /** @description From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. 2026-11-01 or 2026-11-01T08:30:00Z */
                 from?: string;
-                /** @description Before this time (ISO 8601) */
+                /** @description Up to the end of this day (2026-11-01: all of that day included), or before this moment (2026-11-01T08:30:00Z, excluded), in the reports' time zone unless an offset is given */
                 to?: string;
             };
             header?: never;
@@ -4949,9 +4951,9 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
-                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                /** @description From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. 2026-11-01 or 2026-11-01T08:30:00Z */
                 from?: string;
-                /** @description Before this time (ISO 8601) */
+                /** @description Up to the end of this day (2026-11-01: all of that day included), or before this moment (2026-11-01T08:30:00Z, excluded), in the reports' time zone unless an offset is given */
                 to?: string;
                 /** @description Only what this user (the token `sub`) did */
                 actor?: string;
@@ -5744,9 +5746,9 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description At or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z) */
+                /** @description From this day's first moment, or this moment on, in the reports' time zone (REPORTS_TIMEZONE) unless an offset is given: e.g. 2026-11-01 or 2026-11-01T08:30:00Z */
                 from?: string;
-                /** @description Before this time (ISO 8601) */
+                /** @description Up to the end of this day (2026-11-01: all of that day included), or before this moment (2026-11-01T08:30:00Z, excluded), in the reports' time zone unless an offset is given */
                 to?: string;
                 /** @description Only events of this type */
                 type?: "order.processing" | "order.succeeded" | "order.failed" | "order.unknown" | "order.expired" | "order.review_needed" | "card_operation.succeeded" | "card_operation.failed" | "card_operation.unknown" | "distribution.accepted" | "distribution.rejected" | "distribution.unknown";
