@@ -73,6 +73,8 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
       sandbox,
       {
         PUBLIC_BASE_URL: origin,
+        // The lost answer below is a provider call that times out: no need to wait the default 5 s.
+        PROVIDER_TIMEOUT_MS: '1000',
         AUTH_OIDC_ISSUER: provider.issuer,
         AUTH_ROLES_CLAIM: 'realm_access.roles',
         AUTH_OIDC_SWAGGER_CLIENT_ID: CLIENT_ID,
