@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const { auth } = loadAppConfig(process.env);
   if (!auth.jwtSecret) {
     throw new Error(
-      'only AUTH_JWKS_URL is configured: tokens come from the identity provider, this command cannot mint one the service accepts',
+      `only ${auth.oidc ? 'AUTH_OIDC_ISSUER' : 'AUTH_JWKS_URL'} is configured: tokens come from the identity provider, this command cannot mint one the service accepts`,
     );
   }
   if (values['email-verified'] && values.email === undefined) throw new UsageError('--email-verified needs --email');

@@ -48,4 +48,11 @@ describe('npm run token (scripts/token.ts)', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('identity provider');
   });
+
+  it('refuses to mint when only an OpenID Connect issuer is configured, naming it', () => {
+    const result = runCli(['--sub', 'alice'], { AUTH_OIDC_ISSUER: 'https://sso.example.com/realms/acme' });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('only AUTH_OIDC_ISSUER is configured');
+  });
 });
