@@ -85,7 +85,7 @@ export class OidcIssuer implements OnModuleInit {
       })
       .catch((error: Error) => {
         this.lastFailure = { at: Date.now(), error };
-        // A refusal after start-up (the provider changed its document) is logged as the mistake it is.
+        // A refusal is a mistake to fix (at start-up it also stops the start with exit 78; later, the provider changed its document).
         if (error instanceof OidcDiscoveryRefused) this.logger?.error({ err: error }, 'OpenID Connect discovery document refused');
         throw error;
       })
