@@ -65,6 +65,8 @@ describe('swaggerSignIn', () => {
     });
     const patched = await options.patchDocumentOnRequest!(undefined, undefined, DOCUMENT);
     expect(patched.components?.securitySchemes?.[SIGN_IN_SCHEME]).toBeDefined();
+    // Made once per served document.
+    await expect(options.patchDocumentOnRequest!(undefined, undefined, DOCUMENT)).resolves.toBe(patched);
     expect(signInConnectSources(config)).toEqual(['https://sso.example.com']);
   });
 });

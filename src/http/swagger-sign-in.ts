@@ -75,6 +75,8 @@ export function swaggerSignIn(
   const oidc = config.auth.oidc;
   if (!oidc?.swaggerClientId) return {};
   const issuer = app.get(OidcIssuer);
+  // The served documents are built once and the provider's URLs do not change once discovered: each signed-in copy is made once.
+  const signedIn = new WeakMap<OpenAPIObject, OpenAPIObject>();
   return {
     swaggerOptions: {
       initOAuth: { clientId: oidc.swaggerClientId, usePkceWithAuthorizationCodeGrant: true, scopes: oidc.swaggerScopes },
@@ -84,7 +86,10 @@ export function swaggerSignIn(
     },
     patchDocumentOnRequest: async (_request, _response, document) => {
       const metadata = issuer.current() ?? (await issuer.metadata().catch(() => undefined));
-      return metadata ? withSignIn(document, metadata) : document;
+      if (!metadata) return document;
+      let copy = signedIn.get(document);
+      if (!copy) signedIn.set(document, (copy = withSignIn(document, metadata)));
+      return copy;
     },
   };
 }
