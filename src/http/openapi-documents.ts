@@ -78,7 +78,7 @@ export function financeDocumentOf(full: OpenAPIObject): OpenAPIObject {
     ...document.info,
     title: 'Payments BFF: finance',
     description:
-      'What finance staff can do, grouped by task. Sign in with **Authorize** (a token with the finance role), open an operation, press **Try it out**, then **Execute**. Errors come as `application/problem+json` with a stable `code` and the `requestId` to quote. Everything else (admin decisions, customers’ operations) is in the full document at `/docs`.',
+      'What finance staff can do, grouped by task. Sign in with **Authorize** (a token with the finance role), open an operation, press **Try it out**, then **Execute**. Dates in `from` and `to` are a day (`2026-11-01`: `from` starts at its first moment, `to` includes all of it) or a moment (`2026-11-01T08:30:00Z`), in the reports’ time zone unless an offset is given. The CSV export opens in Excel as it is. Errors come as `application/problem+json` with a stable `code` and the `requestId` to quote. Everything else (admin decisions, customers’ operations) is in the full document at `/docs`.',
   };
   document.tags = [
     ...Object.values(FINANCE_TASKS).map(({ name, description }) => ({ name, description })),
