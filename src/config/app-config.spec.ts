@@ -1,28 +1,6 @@
 import { Money } from '../common/money';
-import { ConfigValidationError, loadAppConfig, SANDBOX_CREDENTIALS } from './app-config';
-
-const PRODUCTION_ENV = {
-  NODE_ENV: 'production',
-  DATABASE_URL: 'postgresql://bff@db.internal:5432/bff',
-  PROVIDER_BASE_URL: 'https://api.provider.example',
-  PROVIDER_API_KEY: 'live-key',
-  PROVIDER_SECRET_KEY: 'live-secret',
-  PROVIDER_SP_AUTH_TOKEN: 'live-sp-token',
-  PUBLIC_BASE_URL: 'https://pay.merchant.example',
-  CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
-  DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-  AUTH_JWT_SECRET: 'j'.repeat(48),
-};
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadAppConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigValidationError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { loadAppConfig, SANDBOX_CREDENTIALS } from './app-config';
+import { PRODUCTION_ENV, problemsOf } from './app-config.spec-support';
 
 describe('loadAppConfig', () => {
   it('gives a working development configuration with no variable at all', () => {

@@ -1,27 +1,9 @@
-import { ConfigValidationError, loadAppConfig } from './app-config';
+import { loadAppConfig } from './app-config';
+import { PRODUCTION_ENV as COMPLETE_PRODUCTION_ENV, problemsOf } from './app-config.spec-support';
 
-const PRODUCTION_ENV = {
-  NODE_ENV: 'production',
-  DATABASE_URL: 'postgresql://bff@db.internal:5432/bff',
-  PROVIDER_BASE_URL: 'https://api.provider.example',
-  PROVIDER_API_KEY: 'live-key',
-  PROVIDER_SECRET_KEY: 'live-secret',
-  PROVIDER_SP_AUTH_TOKEN: 'live-sp-token',
-  PUBLIC_BASE_URL: 'https://pay.merchant.example',
-  CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
-  DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-};
+/** Production without a verifier of its own: each test names the identity provider. */
+const { AUTH_JWT_SECRET: _withoutSecret, ...PRODUCTION_ENV } = COMPLETE_PRODUCTION_ENV;
 const KEYCLOAK = 'https://sso.merchant.example/realms/acme';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadAppConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigValidationError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('the OpenID Connect settings', () => {
   it('AUTH_OIDC_ISSUER alone is a complete verifier in production: no HS256 secret is made up', () => {

@@ -1,28 +1,11 @@
-import { ConfigValidationError, loadAppConfig } from './app-config';
+import { loadAppConfig } from './app-config';
+import { PRODUCTION_ENV as PRODUCTION_WITHOUT_POOLER, problemsOf } from './app-config.spec-support';
 
 const PRODUCTION_ENV = {
-  NODE_ENV: 'production',
+  ...PRODUCTION_WITHOUT_POOLER,
   DATABASE_URL: 'postgresql://bff@pooler.internal:6432/bff?pgbouncer=true',
   DATABASE_DIRECT_URL: 'postgresql://bff@db.internal:5432/bff',
-  PROVIDER_BASE_URL: 'https://api.provider.example',
-  PROVIDER_API_KEY: 'live-key',
-  PROVIDER_SECRET_KEY: 'live-secret',
-  PROVIDER_SP_AUTH_TOKEN: 'live-sp-token',
-  PUBLIC_BASE_URL: 'https://pay.merchant.example',
-  CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
-  DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-  AUTH_JWT_SECRET: 'j'.repeat(48),
 };
-
-function problemsOf(env: Record<string, string | undefined>): string[] {
-  try {
-    loadAppConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigValidationError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('loadAppConfig: a database behind a transaction-mode pooler', () => {
   it('reads pgbouncer=true on DATABASE_URL as a pooler, and DATABASE_DIRECT_URL beside it', () => {
