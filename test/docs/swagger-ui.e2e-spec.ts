@@ -4,13 +4,13 @@
  * the test is skipped, with the reason printed, only where it could not be installed.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { FINANCE_TASKS } from '../../src/common/finance-tasks';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { customer } from '../support/orders-client';
+import { nonLoopbackIPv4 } from '../support/machine-address';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -189,13 +189,6 @@ describe('the Swagger UI in a browser', () => {
     30_000,
   );
 });
-
-/** An IPv4 address of this machine other than loopback: how another computer on the network reaches it. */
-function nonLoopbackIPv4(): string | undefined {
-  return Object.values(networkInterfaces())
-    .flat()
-    .find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
-}
 
 describe('the Swagger UI from another computer, over plain HTTP', () => {
   let sandbox: RunningSandbox;
