@@ -17,6 +17,11 @@ const INSTANCES = 3;
 const DRAIN_MS = 1_500;
 /** How often the proxy asks each instance whether it is ready, as a load balancer does. */
 const READINESS_INTERVAL_MS = 150;
+/**
+ * Failed checks in a row that take an instance out of rotation (one success puts it back), as a
+ * load balancer's unhealthy threshold: one slow answer from a busy instance is not a verdict.
+ */
+const UNHEALTHY_THRESHOLD = 2;
 /** The sandbox calls back this long after a pay-in: streams are open while instances restart. */
 const CALLBACK_DELAY_MS = 2_500;
 const CLIENTS = 4;
@@ -26,12 +31,15 @@ interface Upstream {
   child: ChildService;
   port: number;
   ready: boolean;
+  /** Failed readiness checks in a row. */
+  failures: number;
   agent: Agent;
 }
 
 /**
- * A small load balancer: forwards HTTP to the instances whose /health/ready answered 200 at the
- * last check (every READINESS_INTERVAL_MS), round-robin, over keep-alive connections. A request
+ * A small load balancer: forwards HTTP to the instances in rotation, round-robin, over keep-alive
+ * connections. /health/ready is asked every READINESS_INTERVAL_MS: a 200 puts an instance in
+ * rotation, UNHEALTHY_THRESHOLD failures in a row (503, or no answer within 1 s) take it out. A request
  * that could not reach an instance (connection refused: nothing was sent) goes to the next one;
  * anything else that fails on the way is a 502. Every status it answers is counted.
  */
@@ -51,7 +59,13 @@ class RoundRobinProxy {
   }
 
   add(child: ChildService) {
-    this.upstreams.push({ child, port: Number(new URL(child.base).port), ready: false, agent: new Agent({ keepAlive: true }) });
+    this.upstreams.push({
+      child,
+      port: Number(new URL(child.base).port),
+      ready: false,
+      failures: UNHEALTHY_THRESHOLD,
+      agent: new Agent({ keepAlive: true }),
+    });
   }
 
   remove(child: ChildService) {
@@ -74,10 +88,12 @@ class RoundRobinProxy {
   private async checkReadiness() {
     await Promise.all(
       this.upstreams.map(async (upstream) => {
-        upstream.ready = await fetch(`http://127.0.0.1:${upstream.port}/health/ready`, { signal: AbortSignal.timeout(1_000) }).then(
+        const ok = await fetch(`http://127.0.0.1:${upstream.port}/health/ready`, { signal: AbortSignal.timeout(1_000) }).then(
           async (res) => (await res.arrayBuffer(), res.status === 200),
           () => false,
         );
+        upstream.failures = ok ? 0 : upstream.failures + 1;
+        upstream.ready = upstream.failures < UNHEALTHY_THRESHOLD;
       }),
     );
   }
@@ -90,7 +106,7 @@ class RoundRobinProxy {
       this.count(status, `${req.method} ${req.url}: ${text}`);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
     };
-    for (let tries = 0; tries < 20; tries++) {
+    for (let tries = 0; tries < 100; tries++) {
       const ready = this.upstreams.filter((u) => u.ready);
       if (ready.length === 0) {
         await sleep(100);
@@ -287,13 +303,19 @@ describe('rolling restart', () => {
           await sleep(200);
           continue;
         }
-        const answer = (await res.json()) as { id?: string; code?: string };
+        const text = await res.text();
+        let answer: { id?: string; code?: string } = {};
+        try {
+          answer = JSON.parse(text) as typeof answer;
+        } catch {
+          // Not the service's answer: the proxy's own, reported below.
+        }
         if (res.status === 409 && answer.code === 'idempotency_in_progress') {
           await sleep(200);
           continue;
         }
         if (res.status !== 201 || !answer.id) {
-          clientErrors.push(`POST /v1/orders answered ${res.status}: ${JSON.stringify(answer)}`);
+          clientErrors.push(`POST /v1/orders answered ${res.status}: ${text}`);
           return;
         }
         created.push({ key, orderId: answer.id, wallet });
