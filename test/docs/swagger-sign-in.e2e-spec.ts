@@ -18,10 +18,9 @@ import { mintToken } from '../../src/auth/token-minter';
 import type { Role } from '../../src/auth/auth.types';
 import { OAUTH2_REDIRECT_PATH } from '../../src/http/swagger-sign-in';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
-import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { nonLoopbackIPv4 } from '../support/machine-address';
 import { OIDC_ACCOUNTS, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider';
-import { customer } from '../support/orders-client';
+import { customer, seedOrdersToFind } from '../support/orders-client';
 import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -90,21 +89,13 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
       ...service,
       bearer: (sub: string, ...roles: Role[]) => mintToken({ sub, roles, ttl: '1h', secret: SEED_SECRET, audience: AUDIENCE }),
     };
-    // Accepted by the provider and never called back: they stay PROCESSING.
-    const buyer = await customer(seeding, 'cust_walkthrough', 'customer');
-    for (let i = 0; i < SEEDED_ORDERS; i++) {
-      const res = await buyer.createOrder({
-        wallet: TEST_WALLETS.NO_CALLBACK,
-        amount: String(15000 + i * 2500),
-        description: `Invoice 2026-11-0${i + 1}`,
-      });
-      if (res.status !== 201) throw new Error(`seeding an order answered ${res.status}: ${JSON.stringify(res.body)}`);
-      seededIds.push(res.body.id);
-    }
-    // The provider's answer was lost: UNKNOWN, in the attention queue until a person decides.
-    const lost = await buyer.createOrder({ wallet: TEST_WALLETS.LOST_ANSWER, amount: '42000', description: 'Invoice 2026-11-04' });
-    if (lost.body.status !== 'UNKNOWN') throw new Error(`seeding an UNKNOWN order answered ${lost.status}: ${JSON.stringify(lost.body)}`);
-    unknownOrderId = lost.body.id;
+    const seeded = await seedOrdersToFind(
+      await customer(seeding, 'cust_walkthrough', 'customer'),
+      Array.from({ length: SEEDED_ORDERS }, (_, i) => ({ amount: String(15000 + i * 2500), description: `Invoice 2026-11-0${i + 1}` })),
+      { amount: '42000', description: 'Invoice 2026-11-04' },
+    );
+    seededIds.push(...seeded.processingIds);
+    unknownOrderId = seeded.unknownId;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
   }, 60_000);
 

@@ -8,8 +8,7 @@ import { resolve } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { FINANCE_TASKS } from '../../src/common/finance-tasks';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
-import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
-import { customer } from '../support/orders-client';
+import { customer, seedOrdersToFind } from '../support/orders-client';
 import { nonLoopbackIPv4 } from '../support/machine-address';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -52,21 +51,14 @@ describe('the Swagger UI in a browser', () => {
     sandbox = await startTestSandbox();
     service = await startTestService(sandbox, {}, [], { listen: true });
     port = service.config.port;
-    // Accepted by the provider and never called back: they stay PROCESSING, newest of the database.
-    const buyer = await customer(service);
-    for (let i = 0; i < SEEDED_ORDERS; i++) {
-      const res = await buyer.createOrder({
-        wallet: TEST_WALLETS.NO_CALLBACK,
-        amount: String(1000 + i),
-        description: `Swagger UI order ${i + 1}`,
-      });
-      if (res.status !== 201) throw new Error(`seeding an order answered ${res.status}: ${JSON.stringify(res.body)}`);
-      seededIds.push(res.body.id);
-    }
-    // Processed by the provider, whose answer was lost: UNKNOWN until a person decides.
-    const lost = await buyer.createOrder({ wallet: TEST_WALLETS.LOST_ANSWER, amount: '2500', description: 'Swagger UI lost answer' });
-    if (lost.body.status !== 'UNKNOWN') throw new Error(`seeding an UNKNOWN order answered ${lost.status}: ${JSON.stringify(lost.body)}`);
-    unknownOrderId = lost.body.id;
+    // The PROCESSING ones are the newest of the database.
+    const seeded = await seedOrdersToFind(
+      await customer(service),
+      Array.from({ length: SEEDED_ORDERS }, (_, i) => ({ amount: String(1000 + i), description: `Swagger UI order ${i + 1}` })),
+      { amount: '2500', description: 'Swagger UI lost answer' },
+    );
+    seededIds.push(...seeded.processingIds);
+    unknownOrderId = seeded.unknownId;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
   }, 30_000);
 

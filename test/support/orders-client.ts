@@ -69,3 +69,27 @@ export async function quietOrder(service: TestService) {
   };
   return { alice, order: res.body as { id: string }, success: pathOf(urls.successUrl), failure: pathOf(urls.failureUrl) };
 }
+
+type Buyer = Awaited<ReturnType<typeof customer>>;
+
+/**
+ * Orders for a person to find in the Swagger UI: each of `processing` accepted by the provider and
+ * never called back (PROCESSING), then `lost`, whose answer the provider lost (UNKNOWN, in the
+ * attention queue until a person decides). Throws when either does not come out so.
+ */
+export async function seedOrdersToFind(
+  buyer: Buyer,
+  processing: { amount: string; description: string }[],
+  lost: { amount: string; description: string },
+): Promise<{ processingIds: string[]; unknownId: string }> {
+  const processingIds: string[] = [];
+  for (const order of processing) {
+    const res = await buyer.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK, ...order });
+    if (res.status !== 201) throw new Error(`seeding an order answered ${res.status}: ${JSON.stringify(res.body)}`);
+    processingIds.push(res.body.id);
+  }
+  const unknown = await buyer.createOrder({ wallet: TEST_WALLETS.LOST_ANSWER, ...lost });
+  if (unknown.body.status !== 'UNKNOWN')
+    throw new Error(`seeding an UNKNOWN order answered ${unknown.status}: ${JSON.stringify(unknown.body)}`);
+  return { processingIds, unknownId: unknown.body.id };
+}
