@@ -20,6 +20,7 @@ import { OAUTH2_REDIRECT_PATH } from '../../src/http/swagger-sign-in';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { nonLoopbackIPv4 } from '../support/machine-address';
 import { OIDC_ACCOUNTS, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider';
+import { databaseOfItsOwn } from '../support/database-of-its-own';
 import { customer, seedOrdersToFind } from '../support/orders-client';
 import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -53,6 +54,7 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
   let sandbox: RunningSandbox;
   let provider: RunningOidcProvider;
   let service: TestService;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
   let browser: Browser | undefined;
   let origin: string;
   const seededIds: string[] = [];
@@ -68,9 +70,12 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
     // The provider first: the service reads its discovery document while starting.
     provider = await startOidcProvider({ clientId: CLIENT_ID, redirectUris: [`${origin}${OAUTH2_REDIRECT_PATH}`], audience: AUDIENCE });
     sandbox = await startTestSandbox();
+    // Its own: the lists, the attention queue and the screenshots show what this walkthrough made, whatever ran before it.
+    database = await databaseOfItsOwn('finance_walkthrough');
     service = await startTestService(
       sandbox,
       {
+        DATABASE_URL: database.url,
         PUBLIC_BASE_URL: origin,
         // The lost answer below is a provider call that times out: no need to wait the default 5 s.
         PROVIDER_TIMEOUT_MS: '1000',
@@ -97,11 +102,12 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
     seededIds.push(...seeded.processingIds);
     unknownOrderId = seeded.unknownId;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await service?.close();
+    await database?.drop();
     await sandbox?.close();
     await provider?.close();
   });

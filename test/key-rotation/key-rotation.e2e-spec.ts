@@ -8,7 +8,6 @@ import { mintToken } from '../../src/auth/token-minter';
 import { ID_NUMBER_PURPOSE } from '../../src/cards/card-users.service';
 import { SecretBox, secretKeyId } from '../../src/common/secret-box';
 import { loadAppConfig, type AppConfig } from '../../src/config/app-config';
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { PrismaService } from '../../src/database/prisma.service';
 import { reencryptSealedValues } from '../../src/key-rotation/reencrypt-sealed-values';
 import { SEALED_COLUMNS, SealedValuesRepository } from '../../src/key-rotation/sealed-values.repository';
@@ -19,9 +18,8 @@ import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.se
 import { apiUser, uniqueLinkEmail } from '../wallet-links/link-hosts';
 import { cardsClient } from '../support/cards-factories';
 import { customer } from '../support/orders-client';
+import { databaseOfItsOwn } from '../support/database-of-its-own';
 import { orderRequest } from '../support/provider-factories';
-import { usingRealPostgres } from '../support/test-database';
-import { createRunDatabase } from '../support/test-database-server';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 const ROOT = resolve(__dirname, '../..');
@@ -58,21 +56,6 @@ function sealedWithoutKeyId(key: Buffer, plaintext: string, purpose: string): st
   cipher.setAAD(Buffer.from(purpose));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
-}
-
-/**
- * A database of this file's own: the re-encryption goes over every row of every sealed column,
- * and the other files' rows are sealed with the development key.
- */
-async function databaseOfItsOwn(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const database = usingRealPostgres()
-    ? await createRunDatabase(process.env.TEST_DATABASE_URL!, `key_rotation_${process.pid}_${Date.now()}`)
-    : await startEmbeddedPostgres({ maxConnections: 64 }).then((embedded) => ({ url: embedded.url, drop: () => embedded.stop() }));
-  await run(process.execPath, ['-r', '@swc-node/register', 'src/database/migrate.cli.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'test' },
-  });
-  return database;
 }
 
 describe('rotating every secret with orders, wallet links and tokens in flight', () => {
@@ -129,7 +112,8 @@ describe('rotating every secret with orders, wallet links and tokens in flight',
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    database = await databaseOfItsOwn();
+    // Its own: the re-encryption goes over every row of every sealed column, and the other files' rows are sealed with the development key.
+    database = await databaseOfItsOwn('key_rotation');
   });
   afterAll(async () => {
     await service?.close();
