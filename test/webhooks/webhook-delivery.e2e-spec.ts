@@ -11,7 +11,13 @@ import { freePort, startTestSandbox, startTestService, type TestService } from '
 import { WebhookReceiver } from './webhook-receiver';
 
 // Three attempts: at once, then 1 s and 1 s later (plus up to 10 % jitter).
-const ENV = { WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '700' };
+/**
+ * Attempts time out after 2 s: long enough that an answer the receiver sends at once, or after two
+ * poll intervals, is never late, even while the embedded database (in this process) holds the event
+ * loop; a timed-out attempt would be retried and reach the receiver twice.
+ */
+const WEBHOOK_TIMEOUT_MS = 2_000;
+const ENV = { WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS) };
 
 interface AttemptRow {
   http_status: number | null;
@@ -180,7 +186,7 @@ describe('webhook delivery', () => {
     const closedPort = await freePort();
 
     const cases = [
-      { url: `${receiver.base}${slow}`, status: null, error: /^timeout: no complete answer within 700 ms/ },
+      { url: `${receiver.base}${slow}`, status: null, error: new RegExp(`^timeout: no complete answer within ${WEBHOOK_TIMEOUT_MS} ms`) },
       { url: `http://127.0.0.1:${closedPort}/hook`, status: null, error: /^ECONNREFUSED/ },
       { url: `${receiver.base}${redirect}`, status: 302, error: /^redirect \(302\) not followed$/ },
     ];
@@ -196,7 +202,7 @@ describe('webhook delivery', () => {
         expect(attempt.error).toMatch(expected.error);
       }
       if (expected.status === null && expected.error.source.includes('timeout')) {
-        for (const attempt of attempts) expect(attempt.duration_ms).toBeGreaterThanOrEqual(650);
+        for (const attempt of attempts) expect(attempt.duration_ms).toBeGreaterThanOrEqual(WEBHOOK_TIMEOUT_MS - 50);
       }
     }
     expect(receiver.hitsOn(slow)).toHaveLength(3);
