@@ -120,11 +120,12 @@ describe('live status streams under load', () => {
       for (let i = 0; i < 7; i++) readiness.push(await timedGet(port, '/health/ready'));
     });
 
-    // Readiness answers at once: nothing queues in front of its query (the median of seven, as
-    // the test machine is shared; with a poll per stream it took seconds).
+    // Readiness answers at once: nothing queues in front of its query. The median of seven, under
+    // half a second: with a poll per stream it took seconds, while a busy machine running the
+    // embedded database in this process reads about 100 ms (the statement count below is exact).
     expect(readiness.every((r) => r.status === 200)).toBe(true);
     const sorted = readiness.map((r) => r.ms).sort((a, b) => a - b);
-    expect(sorted[3]).toBeLessThan(100);
+    expect(sorted[3]).toBeLessThan(500);
 
     // The idle streams' only database work is the instance's one catch-up query per interval; the
     // rest is readiness itself and, at most, a scheduled job that happens to fire.
