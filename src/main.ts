@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent } from './config/app-config';
+import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent, openTelemetryEnvironment } from './config/app-config';
 import { createLogger, stdoutLogDestination } from './logging/logger';
 import { runService, type RunningService } from './service-runner';
 import { startTracing } from './tracing/tracing';
@@ -27,7 +27,7 @@ async function main() {
   }
   const logger = createLogger(config.logLevel, stdoutLogDestination({ isProduction: config.isProduction }));
   // OpenTelemetry's SDK only when its variables name an OTLP endpoint: otherwise nothing of it is loaded.
-  const tracing = await startTracing(process.env);
+  const tracing = await startTracing(openTelemetryEnvironment());
   if (tracing) logger.info('tracing: spans exported over OTLP/HTTP');
 
   // The first SIGTERM or SIGINT (Ctrl-C) stops the service cleanly and exits 0: requests in flight

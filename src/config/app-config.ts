@@ -190,6 +190,14 @@ export class ConfigValidationError extends Error {
 type Env = Record<string, string | undefined>;
 
 /**
+ * OpenTelemetry's own variables (`OTEL_*`), for the tracing SDK, which reads and checks them
+ * itself (docs/configuration.md, "Tracing"): the only part of the environment it is given.
+ */
+export function openTelemetryEnvironment(env: Env = process.env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('OTEL_')));
+}
+
+/**
  * Reads and validates every variable of the contract once. Collects all problems before failing
  * so that an operator fixes a broken deployment in one pass. In production no development-only
  * default is used: a missing variable is a problem.
