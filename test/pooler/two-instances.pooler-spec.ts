@@ -26,16 +26,14 @@ const BACKEND_PID = sqlStatement(
   { pid: column.int4 },
 );
 
+// Run only when asked for (its own jest project): without PgBouncer or PostgreSQL it fails and says why, never skips.
 const unavailable = poolerTestsUnavailable();
-if (unavailable && process.env.CI === 'true') {
+if (unavailable) {
   describe('two instances behind PgBouncer in transaction mode', () => {
-    it('has PgBouncer and PostgreSQL (never skipped in CI)', () => {
+    it('has PgBouncer and PostgreSQL', () => {
       throw new Error(`the pooler suite cannot run: ${unavailable}`);
     });
   });
-} else if (unavailable) {
-  console.log(`two instances behind PgBouncer: skipped, ${unavailable}`);
-  describe.skip('two instances behind PgBouncer in transaction mode', () => undefined);
 } else {
   describe('two instances behind PgBouncer in transaction mode', poolerSuite);
 }
