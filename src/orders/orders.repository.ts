@@ -102,8 +102,7 @@ export class OrdersRepository {
     ];
     const [row] = await this.prisma.run(CREATE_ORDER, values);
     if (!row) throw new IdempotencyInProgressError();
-    const created = withoutChange(row);
-    return { order: created, event: eventOf(created.id, row, null, 'PENDING', 'created'), budgetTaken: row.budgetTaken };
+    return { order: createdOrder(id, order, row), event: eventOf(id, row, null, 'PENDING', 'created'), budgetTaken: row.budgetTaken };
   }
 
   /**
@@ -114,10 +113,11 @@ export class OrdersRepository {
    * interceptor stores it.
    */
   async recordSubmission(
-    orderId: string,
+    stored: OrderRecord,
     outcome: SubmissionOutcome,
     answer?: InlineAnswer,
   ): Promise<{ order: OrderRecord; event?: OrderStatusEvent; answerStored: boolean }> {
+    const orderId = stored.id;
     const { providerReference, providerTransactionReference, failureReason } = submissionColumns(outcome);
     const reason = { PROCESSING: 'provider_accepted', FAILED: 'provider_rejected', UNKNOWN: 'provider_outcome_unknown' }[outcome.status];
     const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
@@ -136,9 +136,10 @@ export class OrdersRepository {
     ];
     const [row] = await this.prisma.run(RECORD_SUBMISSION, values);
     if (!row) throw new Error(`order ${orderId} vanished`);
-    const order = withoutChange(row);
+    const { changeId: _changeId, changeAt: _changeAt, notified: _notified, answerStored: _answerStored, ...changed } = row;
     return {
-      order,
+      // The columns no write changes after the creation are as stored; the others as the statement left them.
+      order: { ...stored, ...changed },
       event: row.changeId ? eventOf(orderId, row, 'PENDING', outcome.status, reason) : undefined,
       answerStored: row.answerStored,
     };
@@ -305,6 +306,34 @@ function submissionColumns(outcome: SubmissionOutcome) {
       failureReason: outcome.failureReason,
     };
   return { providerReference: null, providerTransactionReference: null, failureReason: null };
+}
+
+/**
+ * The order CREATE_ORDER stored: its parameters, what the database decided (the amount as stored,
+ * the one `now()` of its three times) and the columns' defaults.
+ */
+function createdOrder(id: string, order: NewOrder, row: StatementRow<typeof CREATE_ORDER>): OrderRecord {
+  return {
+    id,
+    reference: order.reference,
+    customerId: order.customerId,
+    amount: row.amount,
+    currency: order.currency,
+    service: order.service,
+    wallet: order.wallet,
+    description: order.description,
+    payer: order.payer,
+    payerEmail: order.payerEmail,
+    status: 'PENDING',
+    providerReference: null,
+    providerTransactionReference: null,
+    failureReason: null,
+    needsReview: false,
+    submittedAt: row.createdAt,
+    processingSince: null,
+    createdAt: row.createdAt,
+    updatedAt: row.createdAt,
+  };
 }
 
 /** What an order looks like once RECORD_SUBMISSION applied `outcome` to it as created (all but its new updatedAt). */

@@ -66,11 +66,11 @@ class FakeOrders {
   }
 
   recordSubmission(
-    orderId: string,
+    order: OrderRecord,
     outcome: SubmissionOutcome,
   ): Promise<{ order: OrderRecord; event?: OrderStatusEvent; answerStored: boolean }> {
     this.recorded.push(outcome);
-    const row = this.stored.find((o) => o.id === orderId)!;
+    const row = this.stored.find((o) => o.id === order.id)!;
     Object.assign(row, {
       status: outcome.status,
       failureReason: outcome.status === 'FAILED' ? outcome.failureReason : null,

@@ -201,7 +201,7 @@ export class OrdersService implements OnModuleInit {
     const inline = answerInline ? this.idempotency.inlineAnswer() : undefined;
     const expected = inline && jsonTextAround(this.toDto(submittedOrder(stored.order, outcome)), 'updatedAt');
     const recorded = await this.orders.recordSubmission(
-      stored.id,
+      stored.order,
       outcome,
       inline && expected && { ...inline, textBeforeUpdatedAt: expected.before, textAfterUpdatedAt: expected.after },
     );

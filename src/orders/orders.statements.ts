@@ -24,6 +24,12 @@ const orderColumns = (t: string) => `${t}.id::text AS id, ${t}.reference, ${t}.c
 
 const orderStatus = column.enum('OrderStatus', ORDER_STATUSES);
 
+/** The columns of an order that change after its creation (status, provider's answer, review, times), as in orderColumns. */
+const submissionColumns = (t: string) => `${t}.status, ${t}.provider_reference AS "providerReference",
+  ${t}.provider_transaction_reference AS "providerTransactionReference", ${t}.failure_reason AS "failureReason",
+  ${t}.needs_review AS "needsReview", ${t}.submitted_at AS "submittedAt", ${t}.processing_since AS "processingSince",
+  ${t}.updated_at AS "updatedAt"`;
+
 /** The columns of orderColumns: an OrderRecord. */
 export const ORDER_COLUMNS = {
   id: column.text,
@@ -45,6 +51,18 @@ export const ORDER_COLUMNS = {
   processingSince: column.timestamptz.orNull,
   createdAt: column.timestamptz,
   updatedAt: column.timestamptz,
+};
+
+/** The columns of submissionColumns. */
+const SUBMISSION_COLUMNS = {
+  status: ORDER_COLUMNS.status,
+  providerReference: ORDER_COLUMNS.providerReference,
+  providerTransactionReference: ORDER_COLUMNS.providerTransactionReference,
+  failureReason: ORDER_COLUMNS.failureReason,
+  needsReview: ORDER_COLUMNS.needsReview,
+  submittedAt: ORDER_COLUMNS.submittedAt,
+  processingSince: ORDER_COLUMNS.processingSince,
+  updatedAt: ORDER_COLUMNS.updatedAt,
 };
 
 /** The change a hot-path write made, as its statement returns it alongside the order. */
@@ -109,7 +127,9 @@ export const CREATE_ORDER_FIELDS = [
  * linked to the order (idempotencyLinkCte, $11 to $19: the recovery point), the PENDING order
  * marked as handed to the provider, its first history entry, its stream event, and the pay-in's
  * slot of the /api/agent budget ($20, the hourly limit; NULL takes none). When the key is held by
- * another request, nothing is stored (no row) and no slot is taken.
+ * another request, nothing is stored (no row) and no slot is taken. It answers only what the
+ * database decided (the stored amount, the one `now()` of created_at, submitted_at and updated_at,
+ * the change): the rest of the new row is its parameters (createdOrder).
  */
 export const CREATE_ORDER = sqlStatement(
   repository,
@@ -127,17 +147,19 @@ export const CREATE_ORDER = sqlStatement(
     SELECT id, NULL, 'PENDING', 'created', 'Order stored, not yet sent to the provider' FROM created
     RETURNING id, at
   )
-  SELECT ${orderColumns('created')}, change.id::text AS "changeId", change.at AS "changeAt",
+  SELECT trim_scale(created.amount)::text AS amount, created.created_at AS "createdAt", change.id::text AS "changeId",
+    change.at AS "changeAt",
     pg_notify('order_status', ${eventJson('created.id', 'change', 'NULL', "'PENDING'", "'created'")}) IS NULL AS "notified",
     EXISTS (SELECT 1 FROM budget) AS "budgetTaken"
   FROM created CROSS JOIN change`,
-  { ...ORDER_COLUMNS, ...CHANGE_COLUMNS, budgetTaken: column.bool },
+  { amount: ORDER_COLUMNS.amount, createdAt: ORDER_COLUMNS.createdAt, ...CHANGE_COLUMNS, budgetTaken: column.bool },
 );
 
 /**
  * Records the provider's answer in one guarded statement: the row is locked and read as it was
  * (the FOR UPDATE subquery), only a PENDING order moves (with its history entry and stream
- * event), and the provider's references are kept whatever the status.
+ * event), and the provider's references are kept whatever the status. It answers the columns an
+ * order's life may change (SUBMISSION_COLUMNS); the others are as the order was created.
  */
 export const RECORD_SUBMISSION = sqlStatement(
   repository,
@@ -168,12 +190,12 @@ export const RECORD_SUBMISSION = sqlStatement(
     `EXISTS (SELECT 1 FROM previous WHERE status = 'PENDING' AND NOT needs_review AND provider_reference IS NULL
         AND provider_transaction_reference IS NULL AND failure_reason IS NULL)`,
   )}
-  SELECT ${orderColumns('updated')}, change.id::text AS "changeId", change.at AS "changeAt",
+  SELECT ${submissionColumns('updated')}, change.id::text AS "changeId", change.at AS "changeAt",
     CASE WHEN change.id IS NOT NULL
       THEN pg_notify('order_status', ${eventJson('updated.id', 'change', "'PENDING'", '$2::text', '$6::text')}) IS NULL END AS "notified",
     EXISTS (SELECT 1 FROM answer) AS "answerStored"
   FROM updated LEFT JOIN change ON true`,
-  { ...ORDER_COLUMNS, ...CHANGE_COLUMNS, answerStored: column.bool },
+  { ...SUBMISSION_COLUMNS, ...CHANGE_COLUMNS, answerStored: column.bool },
 );
 
 export type JsonHistoryEntry = Omit<OrderDetailRecord['history'][number], 'at'> & { at: string };

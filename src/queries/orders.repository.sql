@@ -27,7 +27,7 @@ FROM orders o
 WHERE o.id = $1::uuid AND ($2::text IS NULL OR o.customer_id = $2::text);
 
 -- orders_create (create)
--- answers: id text, reference text, customerId text, status OrderStatus, amount text, currency varchar, service int4, wallet text, description text, payer text, payerEmail text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, createdAt timestamptz, updatedAt timestamptz, changeId text?, changeAt timestamptz?, notified bool?, budgetTaken bool
+-- answers: amount text, createdAt timestamptz, changeId text?, changeAt timestamptz?, notified bool?, budgetTaken bool
 WITH link AS (
   INSERT INTO idempotency_records AS r (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until,
                                          resource_type, resource_id)
@@ -67,19 +67,15 @@ WITH link AS (
   SELECT id, NULL, 'PENDING', 'created', 'Order stored, not yet sent to the provider' FROM created
   RETURNING id, at
 )
-SELECT created.id::text AS id, created.reference, created.customer_id AS "customerId", created.status,
-trim_scale(created.amount)::text AS amount, created.currency, created.service, created.wallet, created.description, created.payer,
-created.payer_email AS "payerEmail", created.provider_reference AS "providerReference",
-created.provider_transaction_reference AS "providerTransactionReference", created.failure_reason AS "failureReason",
-created.needs_review AS "needsReview", created.submitted_at AS "submittedAt", created.processing_since AS "processingSince",
-created.created_at AS "createdAt", created.updated_at AS "updatedAt", change.id::text AS "changeId", change.at AS "changeAt",
+SELECT trim_scale(created.amount)::text AS amount, created.created_at AS "createdAt", change.id::text AS "changeId",
+  change.at AS "changeAt",
   pg_notify('order_status', json_build_object('orderId', created.id, 'changeId', change.id::text, 'fromStatus', NULL, 'status', 'PENDING', 'reason', 'created',
   'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL AS "notified",
   EXISTS (SELECT 1 FROM budget) AS "budgetTaken"
 FROM created CROSS JOIN change;
 
 -- orders_record_submission (recordSubmission)
--- answers: id text, reference text, customerId text, status OrderStatus, amount text, currency varchar, service int4, wallet text, description text, payer text, payerEmail text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, createdAt timestamptz, updatedAt timestamptz, changeId text?, changeAt timestamptz?, notified bool?, answerStored bool
+-- answers: status OrderStatus, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, updatedAt timestamptz, changeId text?, changeAt timestamptz?, notified bool?, answerStored bool
 WITH previous AS (
   SELECT id, status, needs_review, provider_reference, provider_transaction_reference, failure_reason
   FROM orders WHERE id = $1::uuid FOR UPDATE
@@ -105,12 +101,10 @@ WITH previous AS (
       AND provider_transaction_reference IS NULL AND failure_reason IS NULL))
   RETURNING id
 )
-SELECT updated.id::text AS id, updated.reference, updated.customer_id AS "customerId", updated.status,
-trim_scale(updated.amount)::text AS amount, updated.currency, updated.service, updated.wallet, updated.description, updated.payer,
-updated.payer_email AS "payerEmail", updated.provider_reference AS "providerReference",
+SELECT updated.status, updated.provider_reference AS "providerReference",
 updated.provider_transaction_reference AS "providerTransactionReference", updated.failure_reason AS "failureReason",
 updated.needs_review AS "needsReview", updated.submitted_at AS "submittedAt", updated.processing_since AS "processingSince",
-updated.created_at AS "createdAt", updated.updated_at AS "updatedAt", change.id::text AS "changeId", change.at AS "changeAt",
+updated.updated_at AS "updatedAt", change.id::text AS "changeId", change.at AS "changeAt",
   CASE WHEN change.id IS NOT NULL
     THEN pg_notify('order_status', json_build_object('orderId', updated.id, 'changeId', change.id::text, 'fromStatus', 'PENDING', 'status', $2::text, 'reason', $6::text,
   'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL END AS "notified",
