@@ -69,6 +69,11 @@ export default tseslint.config(
             "CallExpression > MemberExpression[property.name=/^(findMany|findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|create|createMany|createManyAndReturn|update|updateMany|upsert|delete|deleteMany|count|aggregate|groupBy)$/] > MemberExpression.object[object.property.name='prisma']",
           message: "Prisma's model API is not used in src/: write the statement out with sqlStatement (ARCHITECTURE.md#data-access).",
         },
+        {
+          // Each enabled AsyncLocalStorage adds work to every promise: the process has one (src/common/async-scope.ts).
+          selector: "NewExpression[callee.name='AsyncLocalStorage']",
+          message: 'Use a ScopedValue (src/common/async-scope.ts): the process has one AsyncLocalStorage.',
+        },
       ],
     },
   },

@@ -22,7 +22,7 @@ import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { PinoNestLogger } from './logging/logger';
 import { registerConfiguredSecrets } from './logging/redaction';
-import { requestContext } from './logging/request-context';
+import { requestIdScope } from './logging/request-context';
 import { traceHttpRequests } from './tracing/http-tracing';
 import { MetricsService } from './metrics/metrics.service';
 import { AUTH_ROUTE_CONFIG_KEY, authorizeRequest } from './auth/auth.guard';
@@ -84,7 +84,7 @@ export async function createApp(
   });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    requestContext.run({ requestId: request.id }, done);
+    requestIdScope.run(request.id, done);
   });
   // With tracing on, a span per request from here on (continuing the caller's traceparent); no hook otherwise.
   traceHttpRequests(fastify);

@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ValidationFailedError } from '../common/domain-error';
+import { ScopedValue } from '../common/async-scope';
 import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
 import {
@@ -167,7 +167,7 @@ export function fingerprintMatches(stored: string, keys: Buffer | readonly Buffe
 @Injectable()
 export class IdempotencyService {
   private readonly options: Required<IdempotencyOptions>;
-  private readonly inFlight = new AsyncLocalStorage<InFlightRequest>();
+  private readonly inFlight = new ScopedValue<InFlightRequest>('idempotentRequest');
   private readonly recoveries = new Map<string, ResourceAnswer>();
   /** Scopes whose handlers link what they create before anything irreversible: for them, "nothing linked" means "nothing done". */
   private readonly recoverableScopes = new Set<string>();
@@ -280,12 +280,12 @@ export class IdempotencyService {
    * `@Idempotent`: repositories link the resource they create to it, in the creating transaction.
    */
   recoveryPoint(): string | undefined {
-    return this.inFlight.getStore()?.claim.id;
+    return this.inFlight.get()?.claim.id;
   }
 
   /** The claim of the request in progress, for idempotencyLinkCte / linkIdempotentResource; undefined outside `@Idempotent`. */
   pendingClaim(): IdempotencyClaim | undefined {
-    return this.inFlight.getStore()?.claim;
+    return this.inFlight.get()?.claim;
   }
 
   /**
@@ -293,12 +293,12 @@ export class IdempotencyService {
    * the status to store, when the route allows it. It then calls answerStoredInline once stored.
    */
   inlineAnswer(): { recordId: string; status: number } | undefined {
-    const request = this.inFlight.getStore();
+    const request = this.inFlight.get();
     return request?.answerInline ? { recordId: request.claim.id, status: request.status } : undefined;
   }
 
   answerStoredInline(): void {
-    const request = this.inFlight.getStore();
+    const request = this.inFlight.get();
     if (request) request.answerStored = true;
   }
 

@@ -1,10 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-export interface RequestContext {
-  requestId: string;
-}
+import { ScopedValue } from '../common/async-scope';
 
 /** Carries the request id through every await of a request, so logs and provider calls carry it too. */
-export const requestContext = new AsyncLocalStorage<RequestContext>();
+export const requestIdScope = new ScopedValue<string>('requestId');
 
-export const currentRequestId = (): string | undefined => requestContext.getStore()?.requestId;
+export const currentRequestId = (): string | undefined => requestIdScope.get();

@@ -1,7 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { MetricsService } from '../metrics/metrics.service';
+import { ScopedValue } from '../common/async-scope';
 import type { AppConfig } from '../config/app-config';
 import { AgentBudgetRepository } from './agent-budget.repository';
 import { AgentBudgetExhaustedError } from './provider.errors';
@@ -14,7 +14,7 @@ import { AgentBudgetExhaustedError } from './provider.errors';
 export class AgentBudgetService implements OnModuleInit {
   readonly hourlyLimit: number;
   /** A slot the caller took in its own statement (agentBudgetTakeCte), for the next call made within `work`. */
-  private readonly slotTaken = new AsyncLocalStorage<{ available: boolean }>();
+  private readonly slotTaken = new ScopedValue<{ available: boolean }>('agentBudgetSlotTaken');
 
   constructor(
     private readonly repository: AgentBudgetRepository,
@@ -43,7 +43,7 @@ export class AgentBudgetService implements OnModuleInit {
 
   /** Takes a slot or throws AgentBudgetExhaustedError: the call must then not be sent. */
   async take(): Promise<void> {
-    const taken = this.slotTaken.getStore();
+    const taken = this.slotTaken.get();
     if (taken?.available) {
       taken.available = false;
       return;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { PrismaService } from '../database/prisma.service';
 import { APP_LOGGER } from '../logging/logging.module';
-import { requestContext } from '../logging/request-context';
+import { outsideScopes } from '../common/async-scope';
 import { ProviderCallRepository, storableCall, type ProviderCallRecord, type StorableCall } from './provider-call.repository';
 
 /** How long a queued call waits for others to share its INSERT (a full batch is written at once). */
@@ -40,7 +40,7 @@ export class ProviderCallLog {
     }
     if (this.queued.length >= MAX_BATCH) void this.flush();
     // Outside the request's context: the write is not the request's work (nor logged or counted as such).
-    else this.timer ??= requestContext.exit(() => setTimeout(() => void this.flush(), CALL_LOG_FLUSH_DELAY_MS));
+    else this.timer ??= outsideScopes(() => setTimeout(() => void this.flush(), CALL_LOG_FLUSH_DELAY_MS));
   }
 
   /** Writes everything queued so far; resolves once it is stored (or its failure logged). */
