@@ -2,9 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * The process's one AsyncLocalStorage. Each enabled AsyncLocalStorage adds its own work to every
- * promise the process creates (Node 20 copies each one's store onto each new promise): with three
- * of them, a pay-in's promises cost about 40 % more than with one (docs/performance.md). Every
- * value that follows a request or a call through its awaits is a ScopedValue of this one storage.
+ * promise the process creates (Node 20 copies each one's store onto each new promise; measured in
+ * docs/performance.md). Every value that follows a request or a call through its awaits is a
+ * ScopedValue of this one storage.
  */
 // eslint-disable-next-line no-restricted-syntax -- the one storage
 const scope = new AsyncLocalStorage<Readonly<Record<symbol, unknown>>>();

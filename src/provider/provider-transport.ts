@@ -324,8 +324,8 @@ interface WireFailure {
  * Built once: a call only adds its URL, method, headers and body (no interceptor). Built as a bare
  * `Axios` from this configuration alone, not with `axios.create`, which layers it over axios's global
  * defaults: their header buckets (common and one per method), `env` and `transitional` were deep-merged
- * into every call's configuration (about a sixth of the bytes a provider call allocates), for values
- * this client sets itself or never uses (form data, XSRF cookies, browser adapters).
+ * into every call's configuration (docs/performance.md), for values this client sets itself or never
+ * uses (form data, XSRF cookies, browser adapters).
  */
 function providerClient(timeoutMs: number): ProviderClient {
   const agents = {
