@@ -449,7 +449,8 @@ export function redact<T>(value: T, depth = 0): T {
 
 /** Removes secret query parameters (callback tokens) from a URL, or from a text holding URLs, before it is logged or stored. */
 export function redactUrl(url: string): string {
-  return scrubSecretValues(url.replace(SECRET_QUERY_VALUE, `$1${REDACTED}`));
+  // Most texts hold no `=`, hence no secret query value: they skip that pattern.
+  return scrubSecretValues(url.includes('=') ? url.replace(SECRET_QUERY_VALUE, `$1${REDACTED}`) : url);
 }
 
 /**
@@ -457,17 +458,27 @@ export function redactUrl(url: string): string {
  * surrogate. Each becomes U+FFFD, so a record is kept (altered visibly) instead of lost.
  */
 export function storableText(text: string): string {
-  return text.replaceAll('\u0000', '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
+  return MAY_NOT_BE_STORABLE.test(text) ? text.replaceAll('\u0000', '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD') : text;
 }
 
-/** Deep copy of a JSON value with every string and key made storable (see `storableText`). */
+/** A NUL or any surrogate: only such a text needs storableText's two replacements. */
+// eslint-disable-next-line no-control-regex -- NUL is what this looks for
+const MAY_NOT_BE_STORABLE = /[\u0000\uD800-\uDFFF]/;
+
+/**
+ * A JSON value with every string and key made storable (see `storableText`): the value itself when
+ * none needed it (nearly always), else a copy, changed where needed. Never changes `value`.
+ */
 export function storableJson<T>(value: T, depth = 0): T {
   if (typeof value === 'string') return storableText(value) as T;
-  if (Array.isArray(value)) return (value as unknown[]).map((v) => storableJson(v, depth + 1)) as T;
+  if (Array.isArray(value)) {
+    const items = (value as unknown[]).map((v) => storableJson(v, depth + 1));
+    return (items.some((item, i) => item !== value[i]) ? items : value) as T;
+  }
   if (value && typeof value === 'object' && depth < 64) {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), storableJson(v, depth + 1)]),
-    ) as T;
+    const entries = Object.entries(value as Record<string, unknown>);
+    const storable = entries.map(([k, v]) => [storableText(k), storableJson(v, depth + 1)] as const);
+    return (storable.some(([k, v], i) => k !== entries[i][0] || v !== entries[i][1]) ? Object.fromEntries(storable) : value) as T;
   }
   return value;
 }
