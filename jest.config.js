@@ -1,6 +1,7 @@
 /**
  * Three tiers, three jest projects. `npm test` runs `unit` and `integration` (`--selectProjects`);
- * `perf` runs only when asked for (`npm run test:perf`, or a `*.perf-spec.ts` path given to jest).
+ * `perf` runs only when asked for (`npm run test:perf`, or a `*.perf-spec.ts` path given to jest);
+ * so do `chaos`, `pooler` and `system`, each its own CI step.
  * docs/testing.md describes them.
  * - `unit`: the specs next to the code (`src/**\/*.spec.ts`). Pure logic and services with fake
  *   repositories and clients: no global setup, no database, no application. `npm run test:unit`.
@@ -70,6 +71,18 @@ const projects = [
     displayName: 'pooler',
     roots: ['<rootDir>/test'],
     testMatch: ['**/*.pooler-spec.ts'],
+    testPathIgnorePatterns: ['/node_modules/'],
+    ...integrationDatabase,
+  },
+  {
+    ...shared,
+    // Tests that need programs outside npm: Debian's chromium (test/docs/*.system-spec.ts, the Swagger
+    // UI in a browser) and promtool (test/deploy/promtool.system-spec.ts). They fail without them;
+    // `.ci/run` installs both, then runs `npx jest --selectProjects system`, its own CI step. So
+    // `npm test` needs nothing but npm.
+    displayName: 'system',
+    roots: ['<rootDir>/test'],
+    testMatch: ['**/*.system-spec.ts'],
     testPathIgnorePatterns: ['/node_modules/'],
     ...integrationDatabase,
   },

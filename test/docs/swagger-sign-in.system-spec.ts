@@ -46,9 +46,11 @@ const AUDIENCE = 'api://payments-bff';
 const SEED_SECRET = 'swagger-sign-in-test-secret-0123456789abcdef';
 const SEEDED_ORDERS = 3;
 
-const runInBrowser = existsSync(CHROMIUM) || process.env.CI === 'true';
-if (!runInBrowser) console.warn(`Swagger UI sign-in browser test SKIPPED: ${CHROMIUM} does not exist (apt-get install -y chromium).`);
-const itWithChromium = runInBrowser ? it : it.skip;
+/** Its own jest project (`system`), run by CI after installing chromium: a missing browser fails it, never skips it. */
+function requireChromium(): void {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} does not exist: apt-get install -y chromium (bash .ci/run installs it), or set CHROMIUM_PATH`);
+}
 
 describe("the Swagger UI signed in with the company's account (OpenID Connect)", () => {
   let sandbox: RunningSandbox;
@@ -61,7 +63,7 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
   let unknownOrderId: string;
 
   beforeAll(async () => {
-    if (!runInBrowser) return;
+    requireChromium();
     const address = nonLoopbackIPv4();
     if (!address)
       throw new Error('this machine has no IPv4 address besides loopback: the test opens the service as another computer would');
@@ -144,108 +146,96 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
     await dialog.waitFor({ state: 'detached' });
   }
 
-  itWithChromium(
-    'a finance person signs in, lists payments, exports them, reads the attention queue, and can resolve nothing',
-    async () => {
-      const { context, page, failed } = await openFinanceDocs();
-      try {
-        await signIn(page, OIDC_ACCOUNTS.finance, '01-sign-in.png');
-        // The padlock is closed: every operation carries the token from now on.
-        await expect(page.locator('.auth-wrapper button.authorize:not(.modal-btn)').getAttribute('class')).resolves.toMatch(/\blocked\b/);
-        await save(page, '02-finance-document.png');
+  it('a finance person signs in, lists payments, exports them, reads the attention queue, and can resolve nothing', async () => {
+    const { context, page, failed } = await openFinanceDocs();
+    try {
+      await signIn(page, OIDC_ACCOUNTS.finance, '01-sign-in.png');
+      // The padlock is closed: every operation carries the token from now on.
+      await expect(page.locator('.auth-wrapper button.authorize:not(.modal-btn)').getAttribute('class')).resolves.toMatch(/\blocked\b/);
+      await save(page, '02-finance-document.png');
 
-        // Payments: GET /v1/orders with "Try it out".
-        const list = await tryOut(page, 'get', '/v1/orders');
-        for (const name of ['from', 'to']) await list.locator(`tr[data-param-name="${name}"] input`).fill('');
-        await list.locator('button.execute').click();
-        const listed = await liveResponse(list);
-        expect(listed.status).toBe('200');
-        for (const id of seededIds) expect(listed.body).toContain(id);
-        const curl = await list.locator('.curl-command').innerText();
-        const token = /Authorization: Bearer ([\w.-]+)/.exec(curl)?.[1];
-        expect(token?.split('.')).toHaveLength(3);
-        // The provider's token (RS256, its issuer, the finance role at realm_access.roles), not one minted here.
-        const claims = JSON.parse(Buffer.from(token!.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
-        expect(claims).toMatchObject({ iss: provider.issuer, sub: OIDC_ACCOUNTS.finance.username, realm_access: { roles: ['finance'] } });
-        await scrollTo(list);
-        await save(page, '03-payments-listed.png');
-        await collapse(list);
+      // Payments: GET /v1/orders with "Try it out".
+      const list = await tryOut(page, 'get', '/v1/orders');
+      for (const name of ['from', 'to']) await list.locator(`tr[data-param-name="${name}"] input`).fill('');
+      await list.locator('button.execute').click();
+      const listed = await liveResponse(list);
+      expect(listed.status).toBe('200');
+      for (const id of seededIds) expect(listed.body).toContain(id);
+      const curl = await list.locator('.curl-command').innerText();
+      const token = /Authorization: Bearer ([\w.-]+)/.exec(curl)?.[1];
+      expect(token?.split('.')).toHaveLength(3);
+      // The provider's token (RS256, its issuer, the finance role at realm_access.roles), not one minted here.
+      const claims = JSON.parse(Buffer.from(token!.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+      expect(claims).toMatchObject({ iss: provider.issuer, sub: OIDC_ACCOUNTS.finance.username, realm_access: { roles: ['finance'] } });
+      await scrollTo(list);
+      await save(page, '03-payments-listed.png');
+      await collapse(list);
 
-        // Export: GET /v1/orders/export.csv, and the file the browser downloads.
-        const exported = await tryOut(page, 'get', '/v1/orders/export.csv');
-        for (const name of ['from', 'to']) await exported.locator(`tr[data-param-name="${name}"] input`).fill('');
-        await exported.locator('button.execute').click();
-        const download = exported.locator('.live-responses-table a', { hasText: 'Download file' });
-        await download.waitFor();
-        await expect(exported.locator('.live-responses-table tbody .response .response-col_status').first().innerText()).resolves.toBe(
-          '200',
-        );
-        const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
-        const csv = readFileSync(await file.path(), 'utf8');
-        for (const id of [...seededIds, unknownOrderId]) expect(csv).toContain(id);
-        await scrollTo(exported);
-        await save(page, '04-export.png');
-        await collapse(exported);
+      // Export: GET /v1/orders/export.csv, and the file the browser downloads.
+      const exported = await tryOut(page, 'get', '/v1/orders/export.csv');
+      for (const name of ['from', 'to']) await exported.locator(`tr[data-param-name="${name}"] input`).fill('');
+      await exported.locator('button.execute').click();
+      const download = exported.locator('.live-responses-table a', { hasText: 'Download file' });
+      await download.waitFor();
+      await expect(exported.locator('.live-responses-table tbody .response .response-col_status').first().innerText()).resolves.toBe('200');
+      const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
+      const csv = readFileSync(await file.path(), 'utf8');
+      for (const id of [...seededIds, unknownOrderId]) expect(csv).toContain(id);
+      await scrollTo(exported);
+      await save(page, '04-export.png');
+      await collapse(exported);
 
-        // What waits for a person: the order whose answer was lost.
-        const attention = await tryOut(page, 'get', '/v1/reports/attention');
-        await attention.locator('button.execute').click();
-        const queue = await liveResponse(attention);
-        expect(queue.status).toBe('200');
-        expect(queue.body).toContain(unknownOrderId);
-        await scrollTo(attention);
-        await save(page, '05-attention-queue.png');
+      // What waits for a person: the order whose answer was lost.
+      const attention = await tryOut(page, 'get', '/v1/reports/attention');
+      await attention.locator('button.execute').click();
+      const queue = await liveResponse(attention);
+      expect(queue.status).toBe('200');
+      expect(queue.body).toContain(unknownOrderId);
+      await scrollTo(attention);
+      await save(page, '05-attention-queue.png');
 
-        // Deciding it is an admin's: not in the finance document, and refused to this token.
-        await expect(page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]').count()).resolves.toBe(0);
-        const refused = await page.evaluate(
-          async ({ id, bearer }) => {
-            const answer = await fetch(`/v1/orders/${id}/resolution`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'idempotency-key': `walkthrough-${id}` },
-              body: JSON.stringify({ status: 'SUCCEEDED', note: 'Finance cannot decide this' }),
-            });
-            return { status: answer.status, body: (await answer.json()) as { code: string } };
-          },
-          { id: unknownOrderId, bearer: token! },
-        );
-        expect(refused).toMatchObject({ status: 403, body: { code: 'forbidden' } });
-        // Nothing was decided: the order is still UNKNOWN.
-        const auditor = await mintToken({ sub: 'auditor', roles: ['admin'], ttl: '5m', secret: SEED_SECRET, audience: AUDIENCE });
-        const still = await request(service.server).get(`/v1/orders/${unknownOrderId}`).auth(auditor, { type: 'bearer' });
-        expect(still.body.status).toBe('UNKNOWN');
-        expect(failed).toEqual([]);
-      } finally {
-        await context.close();
-      }
-    },
-    90_000,
-  );
+      // Deciding it is an admin's: not in the finance document, and refused to this token.
+      await expect(page.locator('.opblock-summary-path[data-path="/v1/orders/{id}/resolution"]').count()).resolves.toBe(0);
+      const refused = await page.evaluate(
+        async ({ id, bearer }) => {
+          const answer = await fetch(`/v1/orders/${id}/resolution`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'idempotency-key': `walkthrough-${id}` },
+            body: JSON.stringify({ status: 'SUCCEEDED', note: 'Finance cannot decide this' }),
+          });
+          return { status: answer.status, body: (await answer.json()) as { code: string } };
+        },
+        { id: unknownOrderId, bearer: token! },
+      );
+      expect(refused).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+      // Nothing was decided: the order is still UNKNOWN.
+      const auditor = await mintToken({ sub: 'auditor', roles: ['admin'], ttl: '5m', secret: SEED_SECRET, audience: AUDIENCE });
+      const still = await request(service.server).get(`/v1/orders/${unknownOrderId}`).auth(auditor, { type: 'bearer' });
+      expect(still.body.status).toBe('UNKNOWN');
+      expect(failed).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 
-  itWithChromium(
-    'when a call answers 401 (the token has expired), the page forgets the token and opens Authorize again',
-    async () => {
-      const { context, page } = await openFinanceDocs();
-      try {
-        await signIn(page, OIDC_ACCOUNTS.expiredTokens);
-        const list = await tryOut(page, 'get', '/v1/orders');
-        await list.locator('button.execute').click();
-        const answer = await liveResponse(list);
-        expect(answer.status).toBe('401');
-        expect(answer.body).toContain('expired');
-        // Authorize is open again, the company's sign-in offered anew (its Authorize button, not Logout), the padlock open.
-        const dialog = page.locator('.dialog-ux .modal-ux');
-        const signInSection = dialog.locator('.auth-container').filter({ hasText: 'companySignIn' });
-        await signInSection.locator('button.modal-btn', { hasText: /^Authorize$/ }).waitFor();
-        await expect(page.locator('.auth-wrapper button.authorize:not(.modal-btn)').getAttribute('class')).resolves.not.toMatch(
-          /\blocked\b/,
-        );
-      } finally {
-        await context.close();
-      }
-    },
-    60_000,
-  );
+  it('when a call answers 401 (the token has expired), the page forgets the token and opens Authorize again', async () => {
+    const { context, page } = await openFinanceDocs();
+    try {
+      await signIn(page, OIDC_ACCOUNTS.expiredTokens);
+      const list = await tryOut(page, 'get', '/v1/orders');
+      await list.locator('button.execute').click();
+      const answer = await liveResponse(list);
+      expect(answer.status).toBe('401');
+      expect(answer.body).toContain('expired');
+      // Authorize is open again, the company's sign-in offered anew (its Authorize button, not Logout), the padlock open.
+      const dialog = page.locator('.dialog-ux .modal-ux');
+      const signInSection = dialog.locator('.auth-container').filter({ hasText: 'companySignIn' });
+      await signInSection.locator('button.modal-btn', { hasText: /^Authorize$/ }).waitFor();
+      await expect(page.locator('.auth-wrapper button.authorize:not(.modal-btn)').getAttribute('class')).resolves.not.toMatch(/\blocked\b/);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
 
 /** Writes a screenshot of the walkthrough into docs/images/finance/, only with UPDATE_SCREENSHOTS=1. */
