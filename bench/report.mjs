@@ -1,7 +1,8 @@
 /**
  * The Markdown table of `npm run bench` and its verdict against the goals of issue 12, then the
  * service's `POST /v1/orders` against the bare server's minimal write, with the targets of the issue
- * "One shape": printed as INFO lines, not counted in the verdict (nor by BENCH_STRICT).
+ * "One shape": printed as INFO lines, not counted in the verdict (nor by BENCH_STRICT). With
+ * BENCH_BASELINE, the service against the baseline build on each path: BASELINE lines, not counted either.
  */
 
 const GOALS = {
@@ -88,6 +89,16 @@ export function printReport({ results, memory, settings }) {
       `${met(efficiency >= target.efficiency)} ${label}: CPU efficiency ${ratio(efficiency)} (target ≥ ${target.efficiency.toFixed(2)})`,
     );
   }
+  // BENCH_BASELINE: the service against itself as it was, path by path, in the same run ("bare" columns: the baseline's).
+  const baselines = [];
+  if (settings.baselineRef) {
+    for (const path of [...new Set(results.map((result) => result.path))]) {
+      const { throughput, efficiency } = compare(`${path} vs baseline ${settings.baselineRef}`, path, 'baseline', ['baseline']);
+      baselines.push(
+        `BASELINE ${path}: req/s ${ratio(throughput)} and CPU efficiency ${ratio(efficiency)} of the baseline's (above 1.00: better than ${settings.baselineRef})`,
+      );
+    }
+  }
   const serviceRssMb = memory.servicePeakRssBytes / 1024 / 1024;
   checks.push(
     `${verdict(memory.servicePeakRssBytes < PEAK_RSS_GOAL_BYTES)} service peak RSS ${oneDecimal(serviceRssMb)} MB (goal < 200 MB)`,
@@ -107,6 +118,7 @@ export function printReport({ results, memory, settings }) {
       ...warnings,
       passed ? 'All goals met.' : 'Some goals are not met.',
       ...(infos.length > 0 ? ['', ...infos, 'The targets are not goals yet: they do not change the verdict nor the exit code.'] : []),
+      ...(baselines.length > 0 ? ['', ...baselines] : []),
       '',
     ].join('\n'),
   );

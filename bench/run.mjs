@@ -4,11 +4,13 @@
  * provider sandbox in a third process, autocannon against each in turn. See docs/performance.md.
  *
  * BENCH_DATABASE_URL (postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (10 s per
- * run), BENCH_WARMUP (5 s), BENCH_RUNS (2 per server and path), BENCH_STRICT=1 (exit 1 on a FAIL).
+ * run), BENCH_WARMUP (5 s), BENCH_RUNS (2 per server and path), BENCH_STRICT=1 (exit 1 on a FAIL),
+ * BENCH_BASELINE=<git ref> (a second service built from that commit, measured alternating with the
+ * others: the change against it, in the same run).
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +43,7 @@ const settings = {
   strict: process.env.BENCH_STRICT === '1',
   /** High enough for every POST of the run, for both servers: the provider's 600/h would stop a run in seconds. */
   agentHourlyLimit: 1_000_000,
+  baselineRef: process.env.BENCH_BASELINE?.trim() || undefined,
 };
 const root = new URL('..', import.meta.url).pathname;
 const CUSTOMER = 'bench-customer';
@@ -120,6 +123,8 @@ async function settledCounts(counterPort) {
 }
 
 const keysOf = (value) => Object.keys(value).sort().join(',');
+/** Measuring order on a path: the service, the baseline (BENCH_BASELINE), then the bare server and the minimal write. */
+const order = (name) => ['service', 'baseline', 'bare', 'minimal'].indexOf(name);
 
 /**
  * The servers must do the same work, or the ratios mean nothing: the same order read through the
@@ -150,14 +155,36 @@ async function checkSameAnswers(servers, token, orderId) {
   }
 }
 
-function build() {
-  if (process.env.BENCH_SKIP_BUILD === '1') return;
-  const built = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('npm run build failed');
+function build(cwd = root) {
+  if (process.env.BENCH_SKIP_BUILD === '1' && cwd === root) return;
+  const built = spawnSync('npm', ['run', '-s', 'build'], { cwd, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`npm run build failed in ${cwd}`);
+}
+
+/**
+ * BENCH_BASELINE: the service as it was at `ref`, checked out in a temporary git worktree (this
+ * checkout's node_modules linked in) and built there. Answers its directory and how to remove it.
+ */
+function buildBaseline(ref) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
+  execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: root, stdio: 'ignore' });
+  const remove = () => {
+    spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: root, stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    build(dir);
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { dir, remove };
 }
 
 async function main() {
   build();
+  const baseline = settings.baselineRef ? buildBaseline(settings.baselineRef) : undefined;
   const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
   const database = `bench_${Date.now()}_${process.pid}`;
   const databaseUrl = databaseUrlFor(settings.serverUrl, database);
@@ -168,6 +195,7 @@ async function main() {
     groups.length = 0;
     if (databaseCreated) await dropDatabase(settings.serverUrl, database);
     databaseCreated = false;
+    baseline?.remove();
   };
   const interrupted = () => {
     cleanUp().finally(() => process.exit(130));
@@ -180,8 +208,8 @@ async function main() {
     migrateDatabase(root, databaseUrl);
     const orderIds = await seedOrders(databaseUrl, { customerId: CUSTOMER, owned: 1_000, others: 20_000 });
 
-    const [sandboxPort, servicePort, barePort, serviceCounterPort, bareCounterPort] = await Promise.all(
-      Array.from({ length: 5 }, () => freePort()),
+    const [sandboxPort, servicePort, barePort, serviceCounterPort, bareCounterPort, baselinePort, baselineCounterPort] = await Promise.all(
+      Array.from({ length: 7 }, () => freePort()),
     );
     const secrets = {
       AUTH_JWT_SECRET: randomBytes(48).toString('base64'),
@@ -207,27 +235,34 @@ async function main() {
     groups.push(sandbox);
     await waitUntilAnswering(sandbox, `http://127.0.0.1:${sandboxPort}/__sandbox/stats`);
 
-    const production = productionCommand(root);
-    const service = startGroup(
-      'service',
-      process.execPath,
-      [...production.nodeOptions, '-r', './bench/count-statements.cjs', production.entry],
-      {
-        cwd: root,
-        env: {
-          ...common,
-          ...production.env,
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(servicePort),
-          PUBLIC_BASE_URL: `http://127.0.0.1:${servicePort}`,
-          LOG_LEVEL: 'info',
-          BENCH_COUNTER_PORT: String(serviceCounterPort),
+    /** The service of `cwd` as its `start:prod` runs it; the statement counter is always this checkout's. */
+    const startService = (name, cwd, port, counterPort) => {
+      const production = productionCommand(cwd);
+      return startGroup(
+        name,
+        process.execPath,
+        [...production.nodeOptions, '-r', join(root, 'bench/count-statements.cjs'), production.entry],
+        {
+          cwd,
+          env: {
+            ...common,
+            ...production.env,
+            NODE_ENV: 'production',
+            HOST: '127.0.0.1',
+            PORT: String(port),
+            PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+            LOG_LEVEL: 'info',
+            BENCH_COUNTER_PORT: String(counterPort),
+          },
+          logFile: join(logDir, `${name}.log`),
         },
-        logFile: join(logDir, 'service.log'),
-      },
-    );
+      );
+    };
+    const production = productionCommand(root);
+    const service = startService('service', root, servicePort, serviceCounterPort);
     groups.push(service);
+    const baselineService = baseline && startService('baseline', baseline.dir, baselinePort, baselineCounterPort);
+    if (baselineService) groups.push(baselineService);
     const bare = startGroup('bare', process.execPath, ['-r', './bench/count-statements.cjs', 'bench/bare-server.mjs'], {
       cwd: root,
       env: {
@@ -242,12 +277,24 @@ async function main() {
     groups.push(bare);
     await waitUntilAnswering(service, `http://127.0.0.1:${servicePort}/health/ready`);
     await waitUntilAnswering(bare, `http://127.0.0.1:${barePort}/health/live`);
+    if (baselineService) await waitUntilAnswering(baselineService, `http://127.0.0.1:${baselinePort}/health/ready`);
 
     // The minimal write is a route of the bare server's process: its CPU and statements are that process's.
     const servers = [
       { name: 'service', group: service, url: `http://127.0.0.1:${servicePort}`, counterPort: serviceCounterPort, pathPrefix: '' },
       { name: 'bare', group: bare, url: `http://127.0.0.1:${barePort}`, counterPort: bareCounterPort, pathPrefix: '' },
       { name: 'minimal', group: bare, url: `http://127.0.0.1:${barePort}`, counterPort: bareCounterPort, pathPrefix: '/minimal' },
+      ...(baselineService
+        ? [
+            {
+              name: 'baseline',
+              group: baselineService,
+              url: `http://127.0.0.1:${baselinePort}`,
+              counterPort: baselineCounterPort,
+              pathPrefix: '',
+            },
+          ]
+        : []),
     ];
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ roles: ['customer'] })
@@ -268,7 +315,10 @@ async function main() {
     );
     const results = [];
     for (const path of PATHS) {
-      const onPath = servers.filter((server) => path.servers.includes(server.name));
+      // The baseline right after the service, on every path: the two are measured in the same minutes.
+      const onPath = servers
+        .filter((server) => path.servers.includes(server.name) || server.name === 'baseline')
+        .sort((a, b) => order(a.name) - order(b.name));
       for (const server of onPath) await measure(server, path, token, orderIds, settings.warmupSeconds);
       for (let run = 0; run < settings.runs; run++) {
         for (const server of onPath) {
@@ -282,7 +332,7 @@ async function main() {
       }
     }
     const memory = { servicePeakRssBytes: groupPeakRssBytes(service), barePeakRssBytes: groupPeakRssBytes(bare) };
-    const passed = printReport({ results, memory, settings });
+    const passed = printReport({ results, memory, settings: { ...settings, baselineRef: baseline && settings.baselineRef } });
     await cleanUp();
     if (!passed && settings.strict) process.exitCode = 1;
   } catch (error) {
