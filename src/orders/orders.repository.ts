@@ -136,7 +136,7 @@ export class OrdersRepository {
     ];
     const [row] = await this.prisma.run(RECORD_SUBMISSION, values);
     if (!row) throw new Error(`order ${orderId} vanished`);
-    const { changeId: _changeId, changeAt: _changeAt, notified: _notified, answerStored: _answerStored, ...changed } = row;
+    const { answerStored: _answerStored, ...changed } = withoutChange(row);
     return {
       // The columns no write changes after the creation are as stored; the others as the statement left them.
       order: { ...stored, ...changed },

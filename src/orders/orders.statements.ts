@@ -201,7 +201,8 @@ export const RECORD_SUBMISSION = sqlStatement(
 export type JsonHistoryEntry = Omit<OrderDetailRecord['history'][number], 'at'> & { at: string };
 export type JsonCallback = Omit<OrderDetailRecord['callbacks'][number], 'receivedAt'> & { receivedAt: string };
 
-export function withoutChange(row: RowOf<typeof ORDER_COLUMNS> & Partial<RowOf<typeof CHANGE_COLUMNS>>): RowOf<typeof ORDER_COLUMNS> {
+/** A row of a hot-path write without the columns of its change (CHANGE_COLUMNS): the order's columns it returned. */
+export function withoutChange<R extends object>(row: R & Partial<RowOf<typeof CHANGE_COLUMNS>>): Omit<R, keyof typeof CHANGE_COLUMNS> {
   const { changeId: _changeId, changeAt: _changeAt, notified: _notified, ...order } = row;
   return order;
 }
