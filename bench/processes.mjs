@@ -91,6 +91,34 @@ export function groupCpuMicros(group) {
   return (ticks * 1_000_000) / TICKS_PER_SECOND;
 }
 
+/**
+ * CPU time (user + system, microseconds) of the PostgreSQL server on this machine: every live
+ * `postgres` process (the backends, the WAL writer, the checkpointer, ...) plus what the postmaster
+ * collected from the backends that already exited. Undefined when no PostgreSQL runs here (a remote
+ * BENCH_DATABASE_URL): then the report says so instead of a number.
+ */
+export function postgresCpuMicros() {
+  const postgres = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    const fields = statFields(entry);
+    if (fields) postgres.set(entry, fields);
+  }
+  if (postgres.size === 0) return undefined;
+  let ticks = 0;
+  for (const fields of postgres.values()) {
+    // fields[1] = ppid; [11] utime, [12] stime, [13] cutime, [14] cstime (the postmaster's: its exited backends).
+    ticks += Number(fields[11]) + Number(fields[12]);
+    if (!postgres.has(fields[1])) ticks += Number(fields[13]) + Number(fields[14]);
+  }
+  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+}
+
 /** Peak resident set (VmHWM) of the group's processes, in bytes. */
 export function groupPeakRssBytes(group) {
   let bytes = 0;

@@ -28,6 +28,8 @@ function aggregate(runs) {
     p50: mean('p50'),
     p99: mean('p99'),
     cpuMicrosPerRequest: perRequest('cpuMicros'),
+    // PostgreSQL's CPU (bench/processes.mjs postgresCpuMicros): undefined when it could not be read.
+    databaseCpuMicrosPerRequest: runs.every((run) => run.databaseCpuMicros !== undefined) ? perRequest('databaseCpuMicros') : undefined,
     statementsPerRequest: perRequest('statements'),
     transactionsPerRequest: perRequest('transactions'),
   };
@@ -37,11 +39,12 @@ const whole = (value) => Math.round(value).toLocaleString('en-US');
 const ratio = (value) => value.toFixed(2);
 const oneDecimal = (value) => value.toFixed(1);
 const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+const orUnknown = (value, format) => (value === undefined ? 'n/a' : format(value));
 
 export function printReport({ results, memory, settings }) {
   const lines = [
-    '| path | bare req/s | service req/s | ratio | p50 ms bare / service | p99 ms bare / service | CPU µs/req bare / service | efficiency | statements/req bare / service (transactions) |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| path | bare req/s | service req/s | ratio | p50 ms bare / service | p99 ms bare / service | CPU µs/req bare / service | efficiency | PostgreSQL CPU µs/req bare / service | statements/req bare / service (transactions) |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const checks = [];
   const warnings = [];
@@ -58,6 +61,7 @@ export function printReport({ results, memory, settings }) {
       `| \`${path}\`${label === path ? '' : label.slice(path.length)}, ${connections} connections | ${whole(baseline.requestsPerSecond)} | ${whole(service.requestsPerSecond)} | ${ratio(throughput)} | ` +
         `${oneDecimal(baseline.p50)} / ${oneDecimal(service.p50)} | ${oneDecimal(baseline.p99)} / ${oneDecimal(service.p99)} | ` +
         `${whole(baseline.cpuMicrosPerRequest)} / ${whole(service.cpuMicrosPerRequest)} | ${ratio(efficiency)} | ` +
+        `${orUnknown(baseline.databaseCpuMicrosPerRequest, whole)} / ${orUnknown(service.databaseCpuMicrosPerRequest, whole)} | ` +
         `${oneDecimal(baseline.statementsPerRequest)} (${oneDecimal(baseline.transactionsPerRequest)}) / ` +
         `${oneDecimal(service.statementsPerRequest)} (${oneDecimal(service.transactionsPerRequest)}) |`,
     );
@@ -71,7 +75,7 @@ export function printReport({ results, memory, settings }) {
       if (measured.failed > 0)
         warnings.push(`WARNING ${label}: ${measured.failed} requests of the ${name} server failed (non-2xx, errors, timeouts)`);
     }
-    return { throughput, efficiency };
+    return { throughput, efficiency, baseline, service };
   };
   for (const [path, goal] of Object.entries(GOALS)) {
     const { throughput, efficiency } = compare(path, path, 'bare');
@@ -82,12 +86,21 @@ export function printReport({ results, memory, settings }) {
   }
   for (const [label, target] of Object.entries(TARGETS)) {
     if (!results.some((result) => result.path === target.path && result.server === target.against)) continue;
-    const { throughput, efficiency } = compare(label, target.path, target.against, [target.against]);
+    const { throughput, efficiency, baseline, service } = compare(label, target.path, target.against, [target.against]);
     const met = (ok) => (ok ? 'INFO TARGET MET' : 'INFO TARGET NOT MET');
     infos.push(
       `${met(throughput >= target.throughput)} ${label}: req/s ratio ${ratio(throughput)} (target ≥ ${target.throughput.toFixed(2)})`,
       `${met(efficiency >= target.efficiency)} ${label}: CPU efficiency ${ratio(efficiency)} (target ≥ ${target.efficiency.toFixed(2)})`,
     );
+    // The database's side of the same comparison: its CPU per request, and both processes' together.
+    if (baseline.databaseCpuMicrosPerRequest !== undefined && service.databaseCpuMicrosPerRequest !== undefined) {
+      const together = (measured) => measured.cpuMicrosPerRequest + measured.databaseCpuMicrosPerRequest;
+      infos.push(
+        `INFO ${label}: PostgreSQL's CPU ${whole(baseline.databaseCpuMicrosPerRequest)} / ${whole(service.databaseCpuMicrosPerRequest)} µs per request ` +
+          `(efficiency ${ratio(baseline.databaseCpuMicrosPerRequest / service.databaseCpuMicrosPerRequest)}); ` +
+          `server and PostgreSQL together ${whole(together(baseline))} / ${whole(together(service))} µs (efficiency ${ratio(together(baseline) / together(service))})`,
+      );
+    }
   }
   // BENCH_BASELINE: the service against itself as it was, path by path, in the same run ("bare" columns: the baseline's).
   const baselines = [];

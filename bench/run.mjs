@@ -21,6 +21,7 @@ import {
   freePort,
   groupCpuMicros,
   groupPeakRssBytes,
+  postgresCpuMicros,
   productionCommand,
   startGroup,
   statementCounts,
@@ -86,6 +87,7 @@ function requestsFor(path, orderIds, pathPrefix = '') {
 
 async function measure(server, path, token, orderIds, seconds) {
   const cpuBefore = groupCpuMicros(server.group);
+  const databaseCpuBefore = postgresCpuMicros();
   const countsBefore = await statementCounts(server.counterPort);
   const result = await autocannon({
     url: server.url,
@@ -96,6 +98,8 @@ async function measure(server, path, token, orderIds, seconds) {
   });
   const countsAfter = await settledCounts(server.counterPort);
   const cpuMicros = groupCpuMicros(server.group) - cpuBefore;
+  // Only one server is loaded at a time: what PostgreSQL spent meanwhile is this server's statements and commits.
+  const databaseCpuAfter = postgresCpuMicros();
   return {
     server: server.name,
     completed: result.requests.total,
@@ -105,6 +109,7 @@ async function measure(server, path, token, orderIds, seconds) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuMicros,
+    databaseCpuMicros: databaseCpuBefore === undefined || databaseCpuAfter === undefined ? undefined : databaseCpuAfter - databaseCpuBefore,
     statements: countsAfter.statements - countsBefore.statements,
     transactions: countsAfter.transactions - countsBefore.transactions,
   };
