@@ -3,17 +3,17 @@
  * chromium driven by playwright-core): a real OpenID Connect provider runs locally
  * (test/support/oidc-provider-server.mjs, on 127.0.0.1), the service listens on 0.0.0.0 with a
  * plain-HTTP PUBLIC_BASE_URL, and the browser opens /docs/finance through this machine's
- * non-loopback address, as another computer would. Skipped, with the reason printed, only where
- * chromium is missing and CI is not set (.ci/run installs it).
+ * non-loopback address, as another computer would. The `system` jest project: without chromium it
+ * fails, never skips (.ci/run installs it).
  *
  * With UPDATE_SCREENSHOTS=1 the test also writes the walkthrough's screenshots into
  * docs/images/finance/ (docs/finance.md shows them); otherwise it writes nothing there, so that a
  * test run never changes the committed pictures.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import request from 'supertest';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { mintToken } from '../../src/auth/token-minter';
 import type { Role } from '../../src/auth/auth.types';
 import { OAUTH2_REDIRECT_PATH } from '../../src/http/swagger-sign-in';
@@ -22,21 +22,16 @@ import { nonLoopbackIPv4 } from '../support/machine-address';
 import { OIDC_ACCOUNTS, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider';
 import { databaseOfItsOwn } from '../support/database-of-its-own';
 import { customer, seedOrdersToFind } from '../support/orders-client';
+import { launchChromium, liveResponse, requireChromium, scrollTo, tryOut } from '../support/swagger-ui-browser';
 import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  // Only here is the provider on loopback while the page is not (the service accepts an http://
-  // issuer on a loopback address only, and the page is opened as another computer would): Chrome's
-  // Private Network Access refuses a plain-HTTP page's requests to loopback (the token exchange).
-  // A real provider is https on a host of its own, where the rule does not apply.
+/**
+ * Only here is the provider on loopback while the page is not (the service accepts an http://
+ * issuer on a loopback address only, and the page is opened as another computer would): Chrome's
+ * Private Network Access refuses a plain-HTTP page's requests to loopback (the token exchange).
+ * A real provider is https on a host of its own, where the rule does not apply.
+ */
+const ALLOW_LOOPBACK_PROVIDER = [
   '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks',
 ];
 const SCREENSHOTS = resolve(__dirname, '../../docs/images/finance');
@@ -45,12 +40,6 @@ const CLIENT_ID = 'payments-swagger';
 const AUDIENCE = 'api://payments-bff';
 const SEED_SECRET = 'swagger-sign-in-test-secret-0123456789abcdef';
 const SEEDED_ORDERS = 3;
-
-/** Its own jest project (`system`), run by CI after installing chromium: a missing browser fails it, never skips it. */
-function requireChromium(): void {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} does not exist: apt-get install -y chromium (bash .ci/run installs it), or set CHROMIUM_PATH`);
-}
 
 describe("the Swagger UI signed in with the company's account (OpenID Connect)", () => {
   let sandbox: RunningSandbox;
@@ -103,7 +92,7 @@ describe("the Swagger UI signed in with the company's account (OpenID Connect)",
     );
     seededIds.push(...seeded.processingIds);
     unknownOrderId = seeded.unknownId;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
+    browser = await launchChromium(ALLOW_LOOPBACK_PROVIDER);
   }, 120_000);
 
   afterAll(async () => {
@@ -245,32 +234,7 @@ async function save(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: resolve(SCREENSHOTS, name) });
 }
 
-/** Expands the operation `method` `path` and presses "Try it out". */
-async function tryOut(page: Page, method: 'get' | 'post', path: string): Promise<Locator> {
-  const operation = page.locator(`.opblock.opblock-${method}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
-  await operation.locator('.opblock-summary').first().click();
-  await operation.locator('button.try-out__btn').click();
-  return operation;
-}
-
 /** Closes an expanded operation, so that the next one's screenshot shows that one. */
 async function collapse(operation: Locator): Promise<void> {
   await operation.locator('.opblock-summary').first().click();
-}
-
-async function scrollTo(operation: Locator): Promise<void> {
-  await operation
-    .locator('.opblock-summary')
-    .first()
-    .evaluate((element) => element.scrollIntoView({ block: 'start' }));
-}
-
-/** Status and body of the response an executed operation shows. */
-async function liveResponse(operation: Locator): Promise<{ status: string; body: string }> {
-  const live = operation.locator('.live-responses-table');
-  const status = live.locator('tbody .response .response-col_status').first();
-  await status.waitFor();
-  const body = live.locator('.response-col_description .highlight-code').first();
-  await body.waitFor();
-  return { status: (await status.innerText()).trim(), body: await body.innerText() };
 }

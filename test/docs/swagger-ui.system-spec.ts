@@ -3,36 +3,22 @@
  * playwright-core against a listening instance. The `system` jest project (docs/testing.md): `.ci/run`
  * installs chromium when it is missing, and the test fails without it.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { FINANCE_TASKS } from '../../src/common/finance-tasks';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer, seedOrdersToFind } from '../support/orders-client';
 import { nonLoopbackIPv4 } from '../support/machine-address';
+import { launchChromium, liveResponse, requireChromium, scrollTo, tryOut } from '../support/swagger-ui-browser';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const ARTIFACTS = resolve(__dirname, 'artifacts');
 const SCREENSHOT = resolve(ARTIFACTS, 'swagger-orders.png');
 const RESOLUTION_SCREENSHOT = resolve(ARTIFACTS, 'swagger-resolution.png');
 const FINANCE_SCREENSHOT = resolve(ARTIFACTS, 'swagger-finance.png');
 const SEEDED_ORDERS = 3;
 
-/** Its own jest project (`system`), run by CI after installing chromium: a missing browser fails it, never skips it. */
-function requireChromium(): void {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} does not exist: apt-get install -y chromium (bash .ci/run installs it), or set CHROMIUM_PATH`);
-}
 let port: number;
 
 describe('the Swagger UI in a browser', () => {
@@ -55,7 +41,7 @@ describe('the Swagger UI in a browser', () => {
     );
     seededIds.push(...seeded.processingIds);
     unknownOrderId = seeded.unknownId;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
+    browser = await launchChromium();
   }, 30_000);
 
   afterAll(async () => {
@@ -64,13 +50,21 @@ describe('the Swagger UI in a browser', () => {
     await sandbox?.close();
   });
 
-  it('authorizes with a finance token and lists the seeded orders with "Try it out"', async () => {
-    const token = await service.bearer('fin', 'finance');
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+  /** A fresh page of `height` pixels on /docs, authorized with `token` (see openAuthorized), closed after `work`. */
+  async function onAuthorizedPage(token: string, height: number, work: (page: Page) => Promise<void>): Promise<void> {
+    const page = await browser!.newPage({ viewport: { width: 1280, height } });
     page.setDefaultTimeout(10_000);
     try {
       await openAuthorized(page, token);
+      await work(page);
+    } finally {
+      await page.close();
+    }
+  }
 
+  it('authorizes with a finance token and lists the seeded orders with "Try it out"', async () => {
+    const token = await service.bearer('fin', 'finance');
+    await onAuthorizedPage(token, 1600, async (page) => {
       // GET /v1/orders: expand, "Try it out", "Execute".
       const operation = await tryOut(page, 'get', '/v1/orders');
       // Swagger UI fills parameters with their examples: the documented date range is an example, not a filter to apply.
@@ -88,24 +82,15 @@ describe('the Swagger UI in a browser', () => {
       await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
 
       // The operation from its summary line down to the live 200 response.
-      await operation
-        .locator('.opblock-summary')
-        .first()
-        .evaluate((element) => element.scrollIntoView({ block: 'start' }));
+      await scrollTo(operation);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: SCREENSHOT });
-    } finally {
-      await page.close();
-    }
+    });
   }, 30_000);
 
   it('an admin resolves an UNKNOWN order with "Try it out" and finds it in the audit trail', async () => {
     const token = await service.bearer('swagger-admin', 'admin');
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 1800 } });
-    page.setDefaultTimeout(10_000);
-    try {
-      await openAuthorized(page, token);
-
+    await onAuthorizedPage(token, 1800, async (page) => {
       // POST /v1/orders/{id}/resolution: the order id, an Idempotency-Key and the decision.
       const resolution = await tryOut(page, 'post', '/v1/orders/{id}/resolution');
       await resolution.locator('tr[data-param-name="id"] input').fill(unknownOrderId);
@@ -120,10 +105,7 @@ describe('the Swagger UI in a browser', () => {
       expect(answer.body).toContain('manual_resolution');
       expect(answer.body).toContain('swagger-admin');
 
-      await resolution
-        .locator('.opblock-summary')
-        .first()
-        .evaluate((element) => element.scrollIntoView({ block: 'start' }));
+      await scrollTo(resolution);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: RESOLUTION_SCREENSHOT });
 
@@ -140,17 +122,12 @@ describe('the Swagger UI in a browser', () => {
       expect(trail).toContain('order.resolved');
       expect(trail).toContain(unknownOrderId);
       expect(trail).toContain('Provider dashboard shows the payment settled');
-    } finally {
-      await page.close();
-    }
+    });
   }, 40_000);
 
   it('keeps the token across a reload of the page (persistAuthorization)', async () => {
     const token = await service.bearer('fin-reload', 'finance');
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
-    page.setDefaultTimeout(10_000);
-    try {
-      await openAuthorized(page, token);
+    await onAuthorizedPage(token, 1600, async (page) => {
       await page.reload();
 
       // No "Authorize" again: the padlock shows the scheme as authorized, and requests carry the token.
@@ -160,9 +137,7 @@ describe('the Swagger UI in a browser', () => {
       const { status } = await liveResponse(operation);
       expect(status).toBe('200');
       await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${token}`);
-    } finally {
-      await page.close();
-    }
+    });
   }, 30_000);
 });
 
@@ -183,7 +158,7 @@ describe('the Swagger UI from another computer, over plain HTTP', () => {
     // As deployed with HOST=0.0.0.0 and a plain-HTTP PUBLIC_BASE_URL, opened by its address.
     service = await startTestService(sandbox, {}, [], { listen: true, host: '0.0.0.0' });
     origin = `http://${address}:${service.config.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
+    browser = await launchChromium();
   }, 30_000);
 
   afterAll(async () => {
@@ -244,22 +219,4 @@ async function openAuthorized(page: Page, token: string) {
   await dialog.locator('button.modal-btn.authorize').click();
   await dialog.locator('button.btn-done').click();
   await dialog.waitFor({ state: 'detached' });
-}
-
-/** Expands the operation `method` `path` and presses "Try it out". */
-async function tryOut(page: Page, method: 'get' | 'post', path: string): Promise<Locator> {
-  const operation = page.locator(`.opblock.opblock-${method}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
-  await operation.locator('.opblock-summary').first().click();
-  await operation.locator('button.try-out__btn').click();
-  return operation;
-}
-
-/** Status and body of the response an executed operation shows. */
-async function liveResponse(operation: Locator): Promise<{ status: string; body: string }> {
-  const live = operation.locator('.live-responses-table');
-  const status = live.locator('tbody .response .response-col_status').first();
-  await status.waitFor();
-  const body = live.locator('.response-col_description .highlight-code').first();
-  await body.waitFor();
-  return { status: (await status.innerText()).trim(), body: await body.innerText() };
 }
