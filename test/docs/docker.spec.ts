@@ -164,8 +164,8 @@ describe('the Dockerfile', () => {
 
   it('starts the compiled service as `npm run start:prod` does, and never migrates on start', () => {
     const { env, nodeArgs } = startProdCommand();
-    // node, its options (heap settings), the compiled service in one file: the same in the image.
-    expect(['node', ...nodeArgs].join(' ')).toMatch(/^node (--[a-z-]+=\S+ )*dist\/main\.bundle\.js$/);
+    // node, its options (heap and collector settings), the compiled service in one file: the same in the image.
+    expect(['node', ...nodeArgs].join(' ')).toMatch(/^node (--[a-z-]+(=\S+)? )*dist\/main\.bundle\.js$/);
     expect(execForm(only(runtime, 'CMD'))).toEqual(['node', ...nodeArgs]);
     for (const [name, value] of Object.entries(env)) expect(envOf(runtime)[name]).toBe(value);
     expect(all.filter((i) => i.name === 'ENTRYPOINT')).toEqual([]);

@@ -21,8 +21,8 @@ const MEASURED_PAGES = 1500;
  * where pg builds a row; once the list's code was optimized, every row of every page sat in the old
  * generation, dead until the next full collection, keeping its young strings alive through each
  * scavenge: about 1.4 MB promoted per scavenge, scavenges of 3 to 10 ms instead of under 1 ms.
- * `npm start` runs node with `--no-allocation-site-pretenuring` (start:prod never migrates; see
- * docs/operations.md). Read from V8's own trace of each scavenge (`--trace-gc-nvp`: `promoted=<bytes>`), in an
+ * `npm start` runs node with `--no-allocation-site-pretenuring`, as every start does (see
+ * docs/operations.md and production-pretenuring.perf-spec.ts). Read from V8's own trace of each scavenge (`--trace-gc-nvp`: `promoted=<bytes>`), in an
  * instance started as `npm start` starts it, on a database of its own that it migrates (under
  * PGlite, the embedded one).
  */
