@@ -4,9 +4,9 @@ import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { startChildService, type ChildService } from '../support/child-service';
+import { databaseOfItsOwn } from '../support/database-of-its-own';
 import { orderRequest } from '../support/provider-factories';
 import { startProdCommand } from '../support/start-prod-command';
-import { testDatabaseUrl } from '../support/test-database';
 import { startTestSandbox } from '../support/test-service';
 
 const JWT_SECRET = 'production-pretenuring-test-jwt-secret-0123';
@@ -26,19 +26,25 @@ const MEASURED_PAYINS = 2000;
  * (docs/performance.md). `start:prod` (and the image) run node with
  * `--no-allocation-site-pretenuring`: about 120 KB per scavenge. Read from V8's own trace of each
  * scavenge (`--trace-gc-nvp`: `promoted=<bytes>`), in an instance run with `start:prod`'s node
- * options (its TypeScript entry: the bundle is `npm run build`'s), in production mode.
+ * options (its TypeScript entry: the bundle is `npm run build`'s), in production mode, on a
+ * migrated database of its own.
  */
 describe("an instance run with start:prod's node options", () => {
   let sandbox: RunningSandbox | undefined;
   let instance: ChildService | undefined;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
 
   afterAll(async () => {
     instance?.child.kill('SIGTERM');
     await instance?.exited;
     await sandbox?.close();
+    await database?.drop();
   });
 
   it('takes concurrent pay-ins without promoting their objects (V8 pretenuring off)', async () => {
+    // Its own database: its thousands of pay-ins spend the agent budget of the hour, which the
+    // shared test database would then refuse to the files after it.
+    database = await databaseOfItsOwn('production_pretenuring');
     sandbox = await startTestSandbox();
     // The provider's own hourly limit is not under test here: thousands of pay-ins pass.
     sandbox.state.admitAgentRequest = () => ({ allowed: true, retryAfterSeconds: 0 });
@@ -51,7 +57,7 @@ describe("an instance run with start:prod's node options", () => {
         ...command.env,
         NODE_ENV: 'production',
         HOST: '127.0.0.1',
-        DATABASE_URL: testDatabaseUrl(),
+        DATABASE_URL: database.url,
         PROVIDER_BASE_URL: sandbox.url,
         PROVIDER_API_KEY: SANDBOX_CREDENTIALS.apiKey,
         PROVIDER_SECRET_KEY: SANDBOX_CREDENTIALS.secretKey,
