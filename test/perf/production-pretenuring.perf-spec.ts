@@ -22,7 +22,7 @@ const MEASURED_PAYINS = 2000;
  * at the scavenge that counts them, since the request is waiting on the provider, so V8 has their
  * sites allocate straight in the old generation. Dead there until the next full collection, they
  * keep the young objects they point to alive through every scavenge: about 880 KB promoted per
- * scavenge under `npm run bench`, a full collection every 2 s, and 17 % more CPU per pay-in
+ * scavenge under `npm run bench`, a full collection every 2 s, and 21 % more CPU per pay-in
  * (docs/performance.md). `start:prod` (and the image) run node with
  * `--no-allocation-site-pretenuring`: about 120 KB per scavenge. Read from V8's own trace of each
  * scavenge (`--trace-gc-nvp`: `promoted=<bytes>`), in an instance run with `start:prod`'s node
