@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintToken } from '../../src/auth/token-minter';
 import { startChildService, type ChildService } from '../support/child-service';
+import { meanPromoted, promotedPerScavenge } from '../support/gc-trace';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl, usingRealPostgres } from '../support/test-database';
 import { createRunDatabase } from '../support/test-database-server';
@@ -66,17 +67,13 @@ describe('an instance that migrated at its start (npm start)', () => {
       for (let i = 0; i < WARM_UP_PAGES; i++) await readPage();
       const traceFrom = output().length;
       for (let i = 0; i < MEASURED_PAGES; i++) await readPage();
-      const promoted = [
-        ...output()
-          .slice(traceFrom)
-          .matchAll(/ gc=s .* promoted=(\d+) /g),
-      ].map(([, bytes]) => Number(bytes));
+      const promoted = promotedPerScavenge(output().slice(traceFrom));
       // A page allocates a few hundred KB: the measured pages span dozens of scavenges.
       expect(promoted.length).toBeGreaterThan(10);
       // Pretenured rows: 1.36 to 1.45 MB per scavenge, on either database. Young: a few KB on
       // PostgreSQL (what the request in flight holds), about 250 KB with the embedded database,
       // whose own buffers live in the same process.
-      expect(promoted.reduce((sum, bytes) => sum + bytes, 0) / promoted.length).toBeLessThan(512 * 1024);
+      expect(meanPromoted(promoted)).toBeLessThan(512 * 1024);
     } finally {
       agent.destroy();
       instance?.child.kill('SIGTERM');

@@ -5,6 +5,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { startChildService, type ChildService } from '../support/child-service';
 import { databaseOfItsOwn } from '../support/database-of-its-own';
+import { meanPromoted, promotedPerScavenge } from '../support/gc-trace';
 import { orderRequest } from '../support/provider-factories';
 import { startProdCommand } from '../support/start-prod-command';
 import { startTestSandbox } from '../support/test-service';
@@ -104,15 +105,10 @@ describe("an instance run with start:prod's node options", () => {
     expect(await payIns(WARM_UP_PAYINS)).toEqual({ 201: WARM_UP_PAYINS });
     const traceFrom = output().length;
     expect(await payIns(MEASURED_PAYINS)).toEqual({ 201: MEASURED_PAYINS });
-    const promoted = [
-      ...output()
-        .slice(traceFrom)
-        .matchAll(/ gc=s .* promoted=(\d+) /g),
-    ].map(([, bytes]) => Number(bytes));
+    const promoted = promotedPerScavenge(output().slice(traceFrom));
     // A pay-in allocates a few hundred KB: the measured pay-ins span dozens of scavenges.
     expect(promoted.length).toBeGreaterThan(10);
-    const meanKb = promoted.reduce((sum, bytes) => sum + bytes, 0) / promoted.length / 1024;
     // Pretenured: 526 to 554 KB per scavenge, on either database; not: 132 to 137 KB.
-    expect(meanKb).toBeLessThan(300);
+    expect(meanPromoted(promoted)).toBeLessThan(300 * 1024);
   }, 240_000);
 });
