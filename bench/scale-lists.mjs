@@ -11,7 +11,9 @@ import pg from 'pg';
 import { bearer, freshDatabase, mb, percentile, startBareServer, startService } from './scale-support.mjs';
 
 // The list statements of the build the service runs (npm run bench:scale builds first).
-const { LIST_ORDERS, listStatementFor, listValues } = createRequire(import.meta.url)('../dist/orders/orders.statements.js');
+const requireBuilt = createRequire(import.meta.url);
+const { LIST_ORDERS, LIST_FILTERS } = requireBuilt('../dist/orders/orders.statements.js');
+const { keysetListStatementFor, keysetListValues } = requireBuilt('../dist/database/list-queries.js');
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 /**
@@ -196,9 +198,9 @@ async function main() {
       ['customer', { customerId: 'customer-7' }, middle(scenarios[6][3])],
     ];
     for (const [i, [name, filter, after]] of plans.entries()) {
-      const statement = listStatementFor(LIST_ORDERS, filter);
+      const statement = keysetListStatementFor(LIST_ORDERS, LIST_FILTERS, filter);
       await db.query(`PREPARE bench_plan_${i} AS ${statement.text}`);
-      const values = listValues(filter, { limit: 51, after }).map((v) => (v instanceof Date ? v.toISOString() : v));
+      const values = keysetListValues(LIST_FILTERS, filter, { limit: 51, after }).map((v) => (v instanceof Date ? v.toISOString() : v));
       const { rows } = await db.query(
         `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE bench_plan_${i}(${values.map((v) => db.escapeLiteral(String(v))).join(', ')})`,
       );
