@@ -118,6 +118,10 @@ async function main() {
     const steadySeconds =
       (Math.max(...steady.map((e) => receiver.arrivals.get(e.id))) - Math.min(...steady.map((e) => e.created_at.getTime()))) / 1000;
 
+    // The receiver answers before the service records the outcome: the last deliveries are read once recorded.
+    const unrecorded = async () =>
+      (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'PENDING'`)).rows[0].n;
+    await until('the last deliveries recorded', async () => (await unrecorded()) === 0, 10_000).catch(() => undefined);
     const { rows } = await db.query(`SELECT status::text, count(*)::int AS n FROM webhook_deliveries GROUP BY 1 ORDER BY 1`);
     console.log(
       `burst:  ${BURST} events delivered in ${((lastArrival - firstCommit) / 1000).toFixed(2)} s: ${burstRate.toFixed(0)} deliveries/s (goal >= 200)`,
