@@ -119,8 +119,7 @@ async function main() {
       (Math.max(...steady.map((e) => receiver.arrivals.get(e.id))) - Math.min(...steady.map((e) => e.created_at.getTime()))) / 1000;
 
     // The receiver answers before the service records the outcome: the last deliveries are read once recorded.
-    const unrecorded = async () =>
-      (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'PENDING'`)).rows[0].n;
+    const unrecorded = async () => (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'PENDING'`)).rows[0].n;
     await until('the last deliveries recorded', async () => (await unrecorded()) === 0, 10_000).catch(() => undefined);
     const { rows } = await db.query(`SELECT status::text, count(*)::int AS n FROM webhook_deliveries GROUP BY 1 ORDER BY 1`);
     console.log(
