@@ -4,13 +4,12 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { mintToken } from '../../src/auth/token-minter';
-import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startChildService, type ChildService } from '../support/child-service';
 import { OtlpReceiver } from '../support/otlp-receiver';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
-import { startProdCommand } from '../support/start-prod-command';
+import { startProdCommand, startProdEnvironment } from '../support/start-prod-command';
 import { startTestSandbox } from '../support/test-service';
 
 const ROOT = resolve(__dirname, '../..');
@@ -34,17 +33,7 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
     sandbox = await startTestSandbox();
     const command = startProdCommand();
     env = {
-      ...command.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      DATABASE_URL: testDatabaseUrl(),
-      PROVIDER_BASE_URL: sandbox.url,
-      PROVIDER_API_KEY: SANDBOX_CREDENTIALS.apiKey,
-      PROVIDER_SECRET_KEY: SANDBOX_CREDENTIALS.secretKey,
-      PROVIDER_SP_AUTH_TOKEN: SANDBOX_CREDENTIALS.spAuthToken,
-      CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
-      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
-      AUTH_JWT_SECRET: JWT_SECRET,
+      ...startProdEnvironment({ databaseUrl: testDatabaseUrl(), providerBaseUrl: sandbox.url, jwtSecret: JWT_SECRET }),
       LOG_LEVEL: 'info',
     };
     service = await startChildService(env, { nodeArgs: command.nodeArgs, readyPath: '/health/ready' });

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mintToken } from '../../src/auth/token-minter';
-import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { startChildService, type ChildService } from '../support/child-service';
 import { databaseOfItsOwn } from '../support/database-of-its-own';
 import { meanPromoted, promotedPerScavenge } from '../support/gc-trace';
 import { orderRequest } from '../support/provider-factories';
-import { startProdCommand } from '../support/start-prod-command';
+import { startProdCommand, startProdEnvironment } from '../support/start-prod-command';
 import { startTestSandbox } from '../support/test-service';
 
 const JWT_SECRET = 'production-pretenuring-test-jwt-secret-0123';
@@ -55,18 +54,8 @@ describe("an instance run with start:prod's node options", () => {
     const nodeOptions = command.nodeArgs.slice(0, -1);
     instance = await startChildService(
       {
-        ...command.env,
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        DATABASE_URL: database.url,
-        PROVIDER_BASE_URL: sandbox.url,
-        PROVIDER_API_KEY: SANDBOX_CREDENTIALS.apiKey,
-        PROVIDER_SECRET_KEY: SANDBOX_CREDENTIALS.secretKey,
-        PROVIDER_SP_AUTH_TOKEN: SANDBOX_CREDENTIALS.spAuthToken,
+        ...startProdEnvironment({ databaseUrl: database.url, providerBaseUrl: sandbox.url, jwtSecret: JWT_SECRET }),
         PROVIDER_AGENT_HOURLY_LIMIT: '1000000',
-        CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
-        DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-        AUTH_JWT_SECRET: JWT_SECRET,
         LOG_LEVEL: 'warn',
       },
       {

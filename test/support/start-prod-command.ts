@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -25,4 +26,25 @@ export function nodeScriptCommand(script: string): { env: Record<string, string>
 /** `npm run start:prod` as words: what the image's CMD runs too. */
 export function startProdCommand(): { env: Record<string, string>; nodeArgs: string[] } {
   return nodeScriptCommand('start:prod');
+}
+
+/**
+ * The environment of an instance run as `start:prod` runs it (its assignments), in production mode
+ * on 127.0.0.1, on `databaseUrl` (migrated beforehand: start:prod never migrates), paying in at the
+ * sandbox of `providerBaseUrl` with its credentials, and trusting tokens signed with `jwtSecret`.
+ */
+export function startProdEnvironment(options: { databaseUrl: string; providerBaseUrl: string; jwtSecret: string }): Record<string, string> {
+  return {
+    ...startProdCommand().env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    DATABASE_URL: options.databaseUrl,
+    PROVIDER_BASE_URL: options.providerBaseUrl,
+    PROVIDER_API_KEY: SANDBOX_CREDENTIALS.apiKey,
+    PROVIDER_SECRET_KEY: SANDBOX_CREDENTIALS.secretKey,
+    PROVIDER_SP_AUTH_TOKEN: SANDBOX_CREDENTIALS.spAuthToken,
+    CALLBACK_SIGNING_SECRET: 'c'.repeat(48),
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+    AUTH_JWT_SECRET: options.jwtSecret,
+  };
 }
