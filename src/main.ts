@@ -28,7 +28,7 @@ async function main() {
   const logger = createLogger(config.logLevel, stdoutLogDestination({ isProduction: config.isProduction }));
   // OpenTelemetry's SDK only when its variables name an OTLP endpoint: otherwise nothing of it is loaded.
   const tracing = await startTracing(openTelemetryEnvironment());
-  if (tracing) logger.info('tracing: spans exported over OTLP/HTTP');
+  if (tracing) logger.info({ protocol: tracing.protocol }, 'tracing: spans exported over OTLP/HTTP');
 
   // The first SIGTERM or SIGINT (Ctrl-C) stops the service cleanly and exits 0: requests in flight
   // finish, event streams end, the embedded database is closed so its data directory opens again

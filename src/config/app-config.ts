@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isTimeZone } from '../common/date-filter';
 import type { CurrencyRule } from '../common/money';
+import { openTelemetryProblems } from '../tracing/tracing';
 import { checkOidcSettings, type OidcSettings } from './oidc-settings';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -191,7 +192,8 @@ type Env = Record<string, string | undefined>;
 
 /**
  * OpenTelemetry's own variables (`OTEL_*`), for the tracing SDK, which reads and checks them
- * itself (docs/configuration.md, "Tracing"): the only part of the environment it is given.
+ * itself (docs/configuration.md, "Tracing"): the only part of the environment it is given. The
+ * protocol, which the SDK's exporters do not read, is checked with the rest (openTelemetryProblems).
  */
 export function openTelemetryEnvironment(env: Env = process.env): Env {
   return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('OTEL_')));
@@ -452,6 +454,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       keepAliveSeconds: integer('SSE_KEEPALIVE_SECONDS', 15, 1, 3_600),
     },
   };
+  problems.push(...openTelemetryProblems(openTelemetryEnvironment(env)));
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;
 }

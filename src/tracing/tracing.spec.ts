@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { OtlpReceiver } from '../../test/support/otlp-receiver';
 import { traceHttpRequests } from './http-tracing';
+import fc from 'fast-check';
 import {
   activeTraceIds,
+  openTelemetryProblems,
+  otlpProtocolOf,
   sqlOperationOf,
   startClientSpan,
   startServerSpan,
@@ -26,6 +29,49 @@ describe('tracingConfigured', () => {
     [{ OTEL_SERVICE_NAME: 'payments' }, false],
   ])('%j: %s', (env, expected) => {
     expect(tracingConfigured(env)).toBe(expected);
+  });
+});
+
+describe('the OTLP protocol', () => {
+  const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+
+  it.each([
+    [{ ...ENDPOINT }, 'http/json'],
+    [{ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, 'http/json'],
+    [{ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: ' http/protobuf ' }, 'http/protobuf'],
+    [{ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }, 'http/protobuf'],
+    [{ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ' ' }, 'http/protobuf'],
+  ])('%j: exported in %s, no problem', (env, protocol) => {
+    expect(openTelemetryProblems(env)).toEqual([]);
+    expect(otlpProtocolOf(env)).toBe(protocol);
+  });
+
+  it.each([
+    [{ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+    [
+      { ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+      'grpc',
+    ],
+    [{ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' }, 'OTEL_EXPORTER_OTLP_PROTOCOL', 'HTTP/JSON'],
+  ])('%j: refused, naming %s and %s', (env, name, value) => {
+    expect(openTelemetryProblems(env)).toEqual([expect.stringContaining(`${name} must be http/protobuf or http/json (got "${value}")`)]);
+  });
+
+  it('is not checked while tracing is off (no endpoint, or the SDK disabled)', () => {
+    expect(openTelemetryProblems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([]);
+    expect(openTelemetryProblems({ ...ENDPOINT, OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([]);
+  });
+
+  it('refuses any other value with one problem, and exports only in an accepted protocol', () => {
+    fc.assert(
+      fc.property(fc.string(), (value) => {
+        const env = { ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: value };
+        const accepted = ['', 'http/json', 'http/protobuf'].includes(value.trim());
+        expect(openTelemetryProblems(env)).toHaveLength(accepted ? 0 : 1);
+        expect(['http/json', 'http/protobuf']).toContain(otlpProtocolOf(env));
+      }),
+    );
   });
 });
 

@@ -1,4 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+// A type only: the SDK's modules are loaded by startTracing alone.
+import type { OtlpProtocol } from './tracing-sdk';
 
 /**
  * Tracing of our own seams (the HTTP request, each database statement, each provider call, each
@@ -13,6 +15,8 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes,
 let tracer: Tracer | undefined;
 
 export interface RunningTracing {
+  /** The encoding spans are exported in. */
+  protocol: OtlpProtocol;
   /** Exports the spans still buffered, then stops exporting. */
   shutdown(): Promise<void>;
 }
@@ -23,6 +27,36 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 
+const OTLP_PROTOCOLS: readonly string[] = ['http/json', 'http/protobuf'] satisfies OtlpProtocol[];
+
+/** The variable that chooses the traces' protocol, and its value: the traces' own first, as OpenTelemetry ranks them. */
+function protocolSetting(env: NodeJS.ProcessEnv): { name: string; value: string } | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const value = env[name]?.trim();
+    if (value) return { name, value };
+  }
+  return undefined;
+}
+
+/**
+ * What this service cannot honour in OpenTelemetry's variables, one sentence each (none while
+ * tracing is off): a protocol other than OTLP over HTTP would otherwise be ignored, and every span
+ * sent to a collector that does not read it (a gRPC port answers HTTP/1.1 with an error).
+ */
+export function openTelemetryProblems(env: NodeJS.ProcessEnv): string[] {
+  const protocol = protocolSetting(env);
+  if (!tracingConfigured(env) || !protocol || OTLP_PROTOCOLS.includes(protocol.value)) return [];
+  return [
+    `${protocol.name} must be http/protobuf or http/json (got "${protocol.value}"): spans are exported over OTLP/HTTP, ` +
+      "to the collector's HTTP port (4318), not over gRPC",
+  ];
+}
+
+/** The protocol spans are exported in (`env` checked by openTelemetryProblems). */
+export function otlpProtocolOf(env: NodeJS.ProcessEnv): OtlpProtocol {
+  return protocolSetting(env)?.value === 'http/protobuf' ? 'http/protobuf' : 'http/json';
+}
+
 /**
  * Registers OpenTelemetry's SDK when `env` configures it (see tracingConfigured); undefined, and
  * nothing loaded, otherwise. Called once by the entry point, before the application is built.
@@ -30,9 +64,11 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
 export async function startTracing(env: NodeJS.ProcessEnv): Promise<RunningTracing | undefined> {
   if (!tracingConfigured(env)) return undefined;
   const { registerTracerProvider } = await import('./tracing-sdk');
-  const provider = registerTracerProvider(env);
+  const protocol = otlpProtocolOf(env);
+  const provider = registerTracerProvider(env, protocol);
   tracer = trace.getTracer('payments-bff');
   return {
+    protocol,
     async shutdown() {
       tracer = undefined;
       await provider.shutdown();

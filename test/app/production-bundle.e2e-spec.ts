@@ -96,36 +96,44 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
     expect(Object.keys(document.paths)).toContain('/v1/orders');
   });
 
-  it('traces with OpenTelemetry when its variables are set: a pay-in is one trace of HTTP, statement and provider spans', async () => {
-    const receiver = await OtlpReceiver.start();
-    const traced = await startChildService(
-      { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' },
-      { nodeArgs: startProdCommand().nodeArgs, readyPath: '/health/ready' },
-    );
-    try {
-      const traceId = randomBytes(16).toString('hex');
-      const created = await fetch(`${traced.base}/v1/orders`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'idempotency-key': `bundle-traced-${Date.now()}`,
-          traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
-        },
-        body: JSON.stringify(orderRequest()),
-      });
-      expect(created.status).toBe(201);
-      // SIGINT: a clean stop without the production drain; the buffered spans are exported before the exit.
-      traced.child.kill('SIGINT');
-      expect(await traced.exited).toEqual({ code: 0, signal: null });
-      expect(receiver.spansOf(traceId).map((span) => span.name)).toEqual(
-        expect.arrayContaining(['POST /v1/orders', 'orders_create', 'provider payin.collect', 'orders_record_submission']),
+  it.each([
+    ['http/json', 'application/json'],
+    ['http/protobuf', 'application/x-protobuf'],
+  ])(
+    'traces with OpenTelemetry when its variables are set (%s): a pay-in is one trace of HTTP, statement and provider spans',
+    async (protocol, contentType) => {
+      const receiver = await OtlpReceiver.start();
+      const traced = await startChildService(
+        { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_BSP_SCHEDULE_DELAY: '100' },
+        { nodeArgs: startProdCommand().nodeArgs, readyPath: '/health/ready' },
       );
-    } finally {
-      if (traced.child.exitCode === null) traced.child.kill('SIGKILL');
-      await receiver.close();
-    }
-  }, 60_000);
+      try {
+        const traceId = randomBytes(16).toString('hex');
+        const created = await fetch(`${traced.base}/v1/orders`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'idempotency-key': `bundle-traced-${Date.now()}`,
+            traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+          },
+          body: JSON.stringify(orderRequest()),
+        });
+        expect(created.status).toBe(201);
+        // SIGINT: a clean stop without the production drain; the buffered spans are exported before the exit.
+        traced.child.kill('SIGINT');
+        expect(await traced.exited).toEqual({ code: 0, signal: null });
+        expect(receiver.spansOf(traceId).map((span) => span.name)).toEqual(
+          expect.arrayContaining(['POST /v1/orders', 'orders_create', 'provider payin.collect', 'orders_record_submission']),
+        );
+        expect(new Set(receiver.exports.map((sent) => sent.contentType.split(';')[0]))).toEqual(new Set([contentType]));
+      } finally {
+        if (traced.child.exitCode === null) traced.child.kill('SIGKILL');
+        await receiver.close();
+      }
+    },
+    60_000,
+  );
 
   it('stops cleanly on SIGTERM', async () => {
     service.child.kill('SIGTERM');

@@ -60,6 +60,18 @@ describe('start-up with bad configuration', () => {
     expect(result.stderr + result.stdout).not.toContain(COMPLETE_PRODUCTION_ENV.AUTH_JWT_SECRET);
   });
 
+  it('refuses an OTLP protocol it does not export in (gRPC), with the other problems, instead of sending every span where nothing reads it', async () => {
+    const result = await runMain({
+      PORT: 'eighty',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4317',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('PORT must be an integer');
+    expect(result.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (got "grpc")');
+    expect(result.stderr).not.toMatch(/\n[ \t]+at /);
+  });
+
   it('refuses an invalid value in development too, with a clear message', async () => {
     const result = await runMain({ PORT: 'eighty', LOG_LEVEL: 'loud' });
     expect(result.code).toBe(78);

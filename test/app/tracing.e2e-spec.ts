@@ -68,7 +68,7 @@ const logLinesOf = (output: string) =>
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-describe('tracing with OpenTelemetry (OTLP/HTTP)', () => {
+describe('tracing with OpenTelemetry (OTLP/HTTP, JSON or protobuf)', () => {
   let sandbox: RunningSandbox;
   let receiver: OtlpReceiver;
   let child: ChildService | undefined;
@@ -86,79 +86,101 @@ describe('tracing with OpenTelemetry (OTLP/HTTP)', () => {
     await sandbox?.close();
   });
 
-  it('traces a pay-in: the frontend trace continued, its HTTP, database and provider spans, traceparent sent on, trace ids in the logs, no secret in any attribute', async () => {
-    const started = await startChild(sandbox, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' });
-    child = started;
-    const traceId = randomBytes(16).toString('hex');
-    const frontendSpanId = randomBytes(8).toString('hex');
+  it.each([
+    ['in OTLP/HTTP JSON (the default)', {}, 'http/json', 'application/json'],
+    ['in OTLP/HTTP protobuf', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }, 'http/protobuf', 'application/x-protobuf'],
+  ])(
+    'traces a pay-in %s: the frontend trace continued, its HTTP, database and provider spans, traceparent sent on, trace ids in the logs, no secret in any attribute',
+    async (_encoding, protocolEnv: Record<string, string>, protocol, contentType) => {
+      const exportsBefore = receiver.exports.length;
+      const spansBefore = receiver.spans.length;
+      const started = await startChild(sandbox, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        ...protocolEnv,
+      });
+      child = started;
+      expect(logLinesOf(started.output()).find((line) => line.msg === 'tracing: spans exported over OTLP/HTTP')).toMatchObject({
+        protocol,
+      });
+      const traceId = randomBytes(16).toString('hex');
+      const frontendSpanId = randomBytes(8).toString('hex');
 
-    const { res, token, order } = await payIn(started.base, { traceparent: `00-${traceId}-${frontendSpanId}-01` });
-    expect(res.status).toBe(201);
-    expect(order.status).toBe('PROCESSING');
-    // The provider's callback (a trace of its own, with no traceparent), so that its URL's token meets the scan below.
-    const callbackSpan = await waitFor('the callback request span', () =>
-      receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER && String(span.attributes['http.route']).startsWith('/v1/callbacks/')),
-    );
-    await stop(started);
+      const { res, token, order } = await payIn(started.base, { traceparent: `00-${traceId}-${frontendSpanId}-01` });
+      expect(res.status).toBe(201);
+      expect(order.status).toBe('PROCESSING');
+      // The provider's callback (a trace of its own, with no traceparent), so that its URL's token meets the scan below.
+      const callbackSpan = await waitFor('the callback request span', () =>
+        receiver.spans
+          .slice(spansBefore)
+          .find((span) => span.kind === SPAN_KIND_SERVER && String(span.attributes['http.route']).startsWith('/v1/callbacks/')),
+      );
+      await stop(started);
+      const exports = receiver.exports.slice(exportsBefore);
+      expect(exports.length).toBeGreaterThan(0);
+      expect(exports.map((sent) => sent.contentType.split(';')[0])).toEqual(exports.map(() => contentType));
 
-    const spans = receiver.spansOf(traceId);
-    const http = spans.filter((span) => span.kind === SPAN_KIND_SERVER);
-    expect(http).toEqual([
-      expect.objectContaining({
-        name: 'POST /v1/orders',
-        parentSpanId: frontendSpanId,
-        attributes: expect.objectContaining({
-          'http.request.method': 'POST',
-          'http.route': '/v1/orders',
-          'http.response.status_code': 201,
+      const spans = receiver.spansOf(traceId);
+      const http = spans.filter((span) => span.kind === SPAN_KIND_SERVER);
+      expect(http).toEqual([
+        expect.objectContaining({
+          name: 'POST /v1/orders',
+          parentSpanId: frontendSpanId,
+          attributes: expect.objectContaining({
+            'http.request.method': 'POST',
+            'http.route': '/v1/orders',
+            'http.response.status_code': 201,
+          }),
+          resource: expect.objectContaining({ 'service.name': 'payments-bff' }),
         }),
-        resource: expect.objectContaining({ 'service.name': 'payments-bff' }),
-      }),
-    ]);
-    const statements = spans.filter((span) => span.attributes['db.system'] === 'postgresql');
-    // Two round trips: the order with its key claim before the call, its outcome after it.
-    expect(statements.length).toBeGreaterThanOrEqual(2);
-    expect(statements.map((span) => span.kind)).toEqual(statements.map(() => SPAN_KIND_CLIENT));
-    expect(statements.filter((span) => span.parentSpanId === http[0].spanId).length).toBeGreaterThanOrEqual(2);
-    for (const statement of statements) expect(statement.attributes['db.operation.name']).toMatch(/^[A-Z]+$/);
+      ]);
+      const statements = spans.filter((span) => span.attributes['db.system'] === 'postgresql');
+      // Two round trips: the order with its key claim before the call, its outcome after it.
+      expect(statements.length).toBeGreaterThanOrEqual(2);
+      expect(statements.map((span) => span.kind)).toEqual(statements.map(() => SPAN_KIND_CLIENT));
+      expect(statements.filter((span) => span.parentSpanId === http[0].spanId).length).toBeGreaterThanOrEqual(2);
+      for (const statement of statements) expect(statement.attributes['db.operation.name']).toMatch(/^[A-Z]+$/);
 
-    const payinSpans = spans.filter((span) => span.attributes['provider.endpoint'] === 'payin.collect');
-    expect(payinSpans).toHaveLength(1);
-    expect(payinSpans[0]).toMatchObject({
-      kind: SPAN_KIND_CLIENT,
-      parentSpanId: http[0].spanId,
-      attributes: expect.objectContaining({ 'http.response.status_code': 200 }),
-    });
-    // Nothing but this request's work in the frontend's trace.
-    expect(spans.every((span) => span === http[0] || span.parentSpanId !== undefined)).toBe(true);
+      const payinSpans = spans.filter((span) => span.attributes['provider.endpoint'] === 'payin.collect');
+      expect(payinSpans).toHaveLength(1);
+      expect(payinSpans[0]).toMatchObject({
+        kind: SPAN_KIND_CLIENT,
+        parentSpanId: http[0].spanId,
+        attributes: expect.objectContaining({ 'http.response.status_code': 200 }),
+      });
+      // Nothing but this request's work in the frontend's trace.
+      expect(spans.every((span) => span === http[0] || span.parentSpanId !== undefined)).toBe(true);
 
-    // The provider received the trace, its parent the provider call's span.
-    const payinRequests = sandbox.state.requestsTo('/api/agent/bills/v3', 'POST');
-    const sent = payinRequests.find((request) => (request.body as { order_id?: string }).order_id === order.reference);
-    expect(sent?.headers.traceparent).toBe(`00-${traceId}-${payinSpans[0].spanId}-01`);
+      // The provider received the trace, its parent the provider call's span.
+      const payinRequests = sandbox.state.requestsTo('/api/agent/bills/v3', 'POST');
+      const sent = payinRequests.find((request) => (request.body as { order_id?: string }).order_id === order.reference);
+      expect(sent?.headers.traceparent).toBe(`00-${traceId}-${payinSpans[0].spanId}-01`);
 
-    // Log lines of the request carry its trace.
-    const lines = logLinesOf(started.output()).filter((line) => line.traceId === traceId);
-    expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['provider call', 'http request']));
-    expect(lines.every((line) => typeof line.spanId === 'string' && line.requestId !== undefined)).toBe(true);
+      // Log lines of the request carry its trace.
+      const lines = logLinesOf(started.output()).filter((line) => line.traceId === traceId);
+      expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['provider call', 'http request']));
+      expect(lines.every((line) => typeof line.spanId === 'string' && line.requestId !== undefined)).toBe(true);
 
-    // No secret nor card-shaped value in any exported span name or attribute.
-    const callbackToken = new URL((sent!.body as { successUrl: string }).successUrl).searchParams.get('token');
-    expect(callbackToken).toBeTruthy();
-    const secrets = [callbackToken!, token, JWT_SECRET, CALLBACK_SECRET, ...PROVIDER_SECRETS];
-    const exported = receiver.spans.flatMap((span) => [span.name, ...Object.values(span.attributes).map(String)]);
-    expect(receiver.spans).toContain(callbackSpan);
-    expect(exported.length).toBeGreaterThan(20);
-    for (const value of exported) {
-      for (const secret of secrets) expect(value).not.toContain(secret);
-      // Card-shaped as the redaction decides (maskCardNumbersIn): 13 to 19 digits standing alone, grouped
-      // or not; a run inside a longer token (the hex of an `evt_…` id, a few ids in a hundred) is not one.
-      expect(maskCardNumbersIn(value)).toBe(value);
-    }
+      // No secret nor card-shaped value in any exported span name or attribute.
+      const callbackToken = new URL((sent!.body as { successUrl: string }).successUrl).searchParams.get('token');
+      expect(callbackToken).toBeTruthy();
+      const secrets = [callbackToken!, token, JWT_SECRET, CALLBACK_SECRET, ...PROVIDER_SECRETS];
+      const exportedSpans = receiver.spans.slice(spansBefore);
+      const exported = exportedSpans.flatMap((span) => [span.name, ...Object.values(span.attributes).map(String)]);
+      expect(exportedSpans).toContain(callbackSpan);
+      expect(exported.length).toBeGreaterThan(20);
+      for (const value of exported) {
+        for (const secret of secrets) expect(value).not.toContain(secret);
+        // Card-shaped as the redaction decides (maskCardNumbersIn): 13 to 19 digits standing alone, grouped
+        // or not; a run inside a longer token (the hex of an `evt_…` id, a few ids in a hundred) is not one.
+        expect(maskCardNumbersIn(value)).toBe(value);
+      }
 
-    // The SDK was loaded: the check of the next test can fail.
-    expect(started.loadedModules().filter((path) => SDK_MODULE.test(path)).length).toBeGreaterThan(0);
-  }, 120_000);
+      // The SDK was loaded: the check of the next test can fail.
+      expect(started.loadedModules().filter((path) => SDK_MODULE.test(path)).length).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 
   it.each([
     ['without OpenTelemetry variables', {}],
