@@ -9,14 +9,20 @@ import { signInConnectSources, swaggerSignIn } from './http/swagger-sign-in';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import type { Server } from 'node:http';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES, CALLBACK_ROUTE_PREFIX, callbackUrlVerifier } from './callbacks/callback-route';
 import { BODY_BOUNDS, bodyRefusal, checkedJsonText, formExcess, QueryTooComplexError } from './common/bounded-json';
-import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from './common/connection-limits';
-import { clientErrorHandler, InvalidPreflightError, MissingHostError, routerErrorHandler } from './http/http-edge-errors';
+import { HTTP_TIMEOUTS } from './common/connection-limits';
+import { limitConnections } from './http/connection-limit';
+import {
+  clientErrorHandler,
+  DuplicateHostError,
+  InvalidPreflightError,
+  MissingHostError,
+  routerErrorHandler,
+} from './http/http-edge-errors';
 import { serviceSecurityHeaders } from './common/security-headers';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
@@ -28,7 +34,6 @@ import { MetricsService } from './metrics/metrics.service';
 import { AUTH_ROUTE_CONFIG_KEY, authorizeRequest } from './auth/auth.guard';
 import type { Role } from './auth/auth.types';
 import { JwtVerifier } from './auth/jwt-verifier.service';
-import { DATABASE_POOL_SIZE } from './database/prisma.service';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -101,6 +106,9 @@ export async function createApp(
     // HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 may omit it.
     if (request.raw.httpVersion !== '1.0' && request.headers.host === undefined)
       return refuse(new MissingHostError('The request has no Host header.'), request, reply);
+    // Node keeps the first Host of several (rawHeaders has them all: name, value, name, value...).
+    if (request.raw.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1)
+      return refuse(new DuplicateHostError('The request has more than one Host header.'), request, reply);
     // @fastify/cors answers these with a text/plain 400 of its own.
     const preflight = request.method === 'OPTIONS' && config.corsOrigins.length > 0;
     if (preflight && (!request.headers.origin || !request.headers['access-control-request-method']))
@@ -187,35 +195,6 @@ function requiredRoles(request: { routeOptions: { config?: unknown } }): readonl
 }
 
 /**
- * Caps the connections held at once (connectionCap) below the file-descriptor limit: a flood of
- * connections is refused at the door instead of taking the descriptors of the database pool.
- * Refusals are logged at most once per DROP_LOG_INTERVAL_MS, with their count.
- */
-const DROP_LOG_INTERVAL_MS = 10_000;
-function limitConnections(server: Server, config: AppConfig, logger: Logger) {
-  const cap = connectionCap({
-    fileDescriptorLimit: fileDescriptorLimit(),
-    databasePoolSize: DATABASE_POOL_SIZE,
-    configured: config.httpMaxConnections,
-  });
-  server.maxConnections = cap.maxConnections;
-  if (cap.lowered)
-    logger.warn(
-      { configured: config.httpMaxConnections, maxConnections: cap.maxConnections, fileDescriptorLimit: cap.fileDescriptorLimit },
-      'HTTP_MAX_CONNECTIONS is above what the file-descriptor limit allows: lowered',
-    );
-  let dropped = 0;
-  let lastLogAt = 0;
-  server.on('drop', () => {
-    dropped++;
-    if (Date.now() - lastLogAt < DROP_LOG_INTERVAL_MS) return;
-    lastLogAt = Date.now();
-    logger.warn({ dropped, maxConnections: cap.maxConnections }, 'connection limit reached: new connections closed');
-    dropped = 0;
-  });
-}
-
-/**
  * CORS for the configured origins only, and a per-IP rate limit on the public routes.
  * Authenticated routes are bounded by their callers' tokens and by the provider budget. A callback
  * whose token verifies is counted in a bucket of its own URL, so that no anonymous traffic (from
@@ -225,8 +204,10 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
   await app.register(cors, {
     origin: config.corsOrigins.length ? config.corsOrigins : false,
     credentials: false,
-    exposedHeaders: [REQUEST_ID_HEADER, 'retry-after', 'idempotent-replayed'],
-    allowedHeaders: ['authorization', 'content-type', 'idempotency-key', REQUEST_ID_HEADER],
+    // What a page reads of an answer: retries, replays and its share of the provider budget.
+    exposedHeaders: ['retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', REQUEST_ID_HEADER],
+    // last-event-id: a page that resumes an order's live status after a drop (fetch, docs/frontends.md).
+    allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id', REQUEST_ID_HEADER],
     maxAge: 600,
   });
   const verifyCallbackUrl = callbackUrlVerifier(app);

@@ -45,7 +45,7 @@ export function fileDescriptorLimit(readLimits: () => string = () => readFileSyn
 }
 
 export interface ConnectionCap {
-  /** Connections the server accepts at once; past it node closes new ones at once. */
+  /** Connections the server holds at once; at it, a newcomer takes an idle one's place or is closed (admitConnections). */
   maxConnections: number;
   /** The descriptor limit it was derived from, and whether it was read or assumed. */
   fileDescriptorLimit: number;

@@ -47,6 +47,13 @@ export class MissingHostError extends DomainError {
   readonly title = 'The request has no Host header';
 }
 
+/** RFC 9112, 3.2: more than one Host is answered 400; which one a proxy or a route would read is anyone's guess. */
+export class DuplicateHostError extends DomainError {
+  readonly status = 400;
+  readonly code = 'duplicate_host_header';
+  readonly title = 'The request has more than one Host header';
+}
+
 export class InvalidPreflightError extends DomainError {
   readonly status = 400;
   readonly code = 'invalid_preflight';

@@ -342,6 +342,20 @@ describe('the HTTP edge under attack', () => {
       expect((await rawRequest(port, 'GET /health/live HTTP/1.0\r\n\r\n')).status).toBe(200);
     });
 
+    it('a request with two Host headers, however spelt, and even when both are the same', async () => {
+      // Its own client address: /health is rate-limited per client.
+      const from = `X-Forwarded-For: ${freshIp()}\r\n`;
+      for (const hosts of ['Host: x\r\nHost: y', 'Host: x\r\nhost: x', 'HOST: 127.0.0.1\r\nX-A: 1\r\nhost: evil.example'])
+        expectProblem(
+          await rawRequest(port, `GET /health/live HTTP/1.1\r\n${from}${hosts}\r\nConnection: close\r\n\r\n`),
+          400,
+          'duplicate_host_header',
+        );
+      expectProblem(await rawRequest(port, `GET /health/live HTTP/1.0\r\n${from}Host: x\r\nHost: y\r\n\r\n`), 400, 'duplicate_host_header');
+      // One Host stays fine.
+      expect((await rawRequest(port, `GET /health/live HTTP/1.1\r\n${from}Host: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+    });
+
     it('an OPTIONS request that is not a CORS preflight; a preflight passes without a token', async () => {
       const ip = freshIp();
       expectProblem(await request(service.server).options('/v1/orders').set('x-forwarded-for', ip), 400, 'invalid_preflight');

@@ -3,6 +3,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from '../../src/common/connection-limits';
 import { DATABASE_POOL_SIZE } from '../../src/database/prisma.service';
+import { connectionAdmissionOf } from '../../src/http/connection-limit';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { orderRequest } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -104,15 +105,16 @@ describe('slow clients cannot exhaust the process', () => {
   it('caps the connections below the file-descriptor limit, leaving room for the database pool', () => {
     const limit = fileDescriptorLimit();
     const expected = connectionCap({ fileDescriptorLimit: limit, databasePoolSize: DATABASE_POOL_SIZE });
-    expect(service.server.maxConnections).toBe(expected.maxConnections);
-    if (limit !== undefined) expect(service.server.maxConnections).toBeLessThan(limit - DATABASE_POOL_SIZE);
+    const { cap } = connectionAdmissionOf(service.server)!;
+    expect(cap).toBe(expected.maxConnections);
+    if (limit !== undefined) expect(cap).toBeLessThan(limit - DATABASE_POOL_SIZE);
   });
 
-  it('HTTP_MAX_CONNECTIONS lowers the cap: connections past it are closed at once, unanswered, and the log says so', async () => {
+  it('HTTP_MAX_CONNECTIONS lowers the cap: with every connection busy, connections past it are closed at once, unanswered, and the log says so', async () => {
     const capped = await startTestService(sandbox, { HTTP_MAX_CONNECTIONS: '20' }, [], { listen: true });
     const held: Stalled[] = [];
     try {
-      expect(capped.server.maxConnections).toBe(20);
+      expect(connectionAdmissionOf(capped.server)!.cap).toBe(20);
       const cappedPort = (capped.server.address() as AddressInfo).port;
       for (let i = 0; i < 20; i++) held.push(await stall(cappedPort, stalledHeaders()));
       const open = () => new Promise<number>((resolve) => capped.server.getConnections((_error, count) => resolve(count)));
