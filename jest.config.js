@@ -28,6 +28,8 @@ const shared = {
   // Nest 12 and some of its deep dependencies are ESM-only: compile everything to CommonJS.
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swc] },
   transformIgnorePatterns: [],
+  // client/ is an ES module package: its relative imports name the emitted `.js` file of a `.ts` source.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 
 const integrationDatabase = {
