@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AppConfig } from '../config/app-config';
 import { DomainError, UnauthenticatedError } from '../common/domain-error';
 import { unsafeTextReason } from '../common/validation';
@@ -9,6 +9,7 @@ import { ROLES, type AuthUser, type Role } from './auth.types';
 import { Hs256Error, verifyHs256 } from './hs256';
 import { IdentityProviderUnavailableError } from './identity-provider-unavailable';
 import { OidcIssuer } from './oidc-issuer.service';
+import { remoteKeySet } from './remote-key-set';
 import { rolesAt } from './roles-claim';
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256'];
@@ -59,8 +60,8 @@ export class JwtVerifier {
     });
     this.policy = { issuer, audience, maxTtlSeconds: maxTokenTtlSeconds ?? DEFAULT_MAX_TOKEN_TTL_SECONDS };
     if (jwtSecret) this.hmacKeys = [jwtSecret, ...(jwtPreviousSecrets ?? [])].map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
-    // jose caches the key set and refetches on an unknown `kid`, so identity provider key rotation works.
-    if (jwksUrl) this.remoteKeys = createRemoteJWKSet(new URL(jwksUrl));
+    // Cached and refetched on an unknown `kid` (key rotation works), its download bounded (remoteKeySet).
+    if (jwksUrl) this.remoteKeys = remoteKeySet(new URL(jwksUrl));
     if (oidc) {
       if (!oidcIssuer) throw new Error('JwtVerifier needs the OidcIssuer when config.auth.oidc is set');
       this.remoteKeys = oidcIssuer.keys;

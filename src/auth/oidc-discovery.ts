@@ -1,3 +1,4 @@
+import { DownloadTooLargeError, readBoundedBody } from '../common/bounded-download';
 import { isHttpsOrLoopback } from '../common/loopback';
 
 /** What the service uses of an OpenID Connect provider's discovery document. */
@@ -25,7 +26,7 @@ export class OidcIssuerUnreachable extends Error {
 }
 
 /** A discovery document is a few kilobytes; a larger answer is not one. */
-const MAX_DOCUMENT_BYTES = 256 * 1024;
+export const DISCOVERY_DOCUMENT_MAX_BYTES = 256 * 1024;
 
 /** OpenID Connect Discovery 1.0, section 4: the issuer, without a trailing slash, + `/.well-known/openid-configuration`. */
 export function discoveryUrl(issuer: string): string {
@@ -78,14 +79,17 @@ export async function discoverIssuer(issuer: string, options: { timeoutMs: numbe
       redirect: 'error',
       signal: AbortSignal.timeout(options.timeoutMs),
     });
-    if (answer.status !== 200) throw new OidcIssuerUnreachable(`${discoveryUrl(issuer)} answered ${answer.status}`);
-    text = await answer.text();
+    if (answer.status !== 200) {
+      await answer.body?.cancel().catch(() => undefined);
+      throw new OidcIssuerUnreachable(`${discoveryUrl(issuer)} answered ${answer.status}`);
+    }
+    // Bounded while it streams: a larger answer is cut there, never held whole.
+    text = (await readBoundedBody(answer, DISCOVERY_DOCUMENT_MAX_BYTES, discoveryUrl(issuer))).toString('utf8');
   } catch (error) {
     if (error instanceof OidcIssuerUnreachable) throw error;
+    if (error instanceof DownloadTooLargeError) throw new OidcIssuerUnreachable(error.message, { cause: error });
     throw new OidcIssuerUnreachable(`${discoveryUrl(issuer)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  if (text.length > MAX_DOCUMENT_BYTES)
-    throw new OidcIssuerUnreachable(`${discoveryUrl(issuer)} answered more than ${MAX_DOCUMENT_BYTES} bytes`);
   let document: unknown;
   try {
     document = JSON.parse(text);

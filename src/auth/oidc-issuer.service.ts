@@ -1,12 +1,13 @@
 import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
 import type { Logger } from 'pino';
 import { ConfigValidationError, type AppConfig } from '../config/app-config';
 import type { OidcSettings } from '../config/oidc-settings';
 import { APP_LOGGER } from '../logging/logging.module';
 import { IdentityProviderUnavailableError } from './identity-provider-unavailable';
 import { discoverIssuer, OidcDiscoveryRefused, type OidcMetadata } from './oidc-discovery';
+import { remoteKeySet } from './remote-key-set';
 
 /** One discovery request: the provider answers in milliseconds or is in trouble. */
 const DISCOVERY_TIMEOUT_MS = 5_000;
@@ -16,7 +17,8 @@ export const DISCOVERY_RETRY_INTERVAL_MS = 5_000;
 /**
  * The company's OpenID Connect provider (AUTH_OIDC_ISSUER): its discovery document, read at
  * start-up, and its signing keys (jose's remote key set at the document's `jwks_uri`, cached and
- * refetched on an unknown `kid`, so the provider's key rotation works).
+ * refetched on an unknown `kid`, so the provider's key rotation works; both downloads bounded while
+ * they stream).
  *
  * At start-up a document that contradicts the configuration (another issuer, an http:// endpoint
  * off this machine) stops the service with exit 78; a provider that cannot be reached does not:
@@ -78,7 +80,7 @@ export class OidcIssuer implements OnModuleInit {
   private discover(): Promise<OidcMetadata> {
     this.attempt ??= discoverIssuer(this.settings!.issuer, { timeoutMs: DISCOVERY_TIMEOUT_MS })
       .then((metadata) => {
-        this.discovered = { metadata, keys: createRemoteJWKSet(new URL(metadata.jwksUri)) };
+        this.discovered = { metadata, keys: remoteKeySet(new URL(metadata.jwksUri)) };
         this.lastFailure = undefined;
         this.logger?.info({ issuer: metadata.issuer, jwksUri: metadata.jwksUri }, 'OpenID Connect provider discovered');
         return metadata;
