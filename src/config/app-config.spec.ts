@@ -41,8 +41,13 @@ describe('loadAppConfig', () => {
       retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
       allowInsecureUrls: false,
       allowPrivateUrls: false,
+      maxInFlightPerEndpoint: 4,
     });
     expect(loadAppConfig({}).webhooks).toMatchObject({ allowInsecureUrls: true, allowPrivateUrls: true });
+    expect(loadAppConfig({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '32' }).webhooks.maxInFlightPerEndpoint).toBe(32);
+    expect(problemsOf({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '33' })).toEqual([
+      'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be an integer between 1 and 32 (got "33")',
+    ]);
     expect(
       loadAppConfig({ ...PRODUCTION_ENV, WEBHOOK_RETRY_SCHEDULE: ' 0, 1 ,2', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }).webhooks,
     ).toMatchObject({ retrySchedule: [0, 1, 2], allowPrivateUrls: true, allowInsecureUrls: false });

@@ -5,6 +5,7 @@ import { isTimeZone } from '../common/date-filter';
 import type { CurrencyRule } from '../common/money';
 import { openTelemetryProblems } from '../tracing/tracing';
 import { checkOidcSettings, type OidcSettings } from './oidc-settings';
+import { WEBHOOK_MAX_IN_FLIGHT, type WebhookSettings } from './webhook-settings';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -98,16 +99,7 @@ export interface AppConfig {
    */
   reportsTimeZone: string;
   /** Delivery of events to the merchant's webhook endpoints. */
-  webhooks: {
-    /** WEBHOOK_TIMEOUT_MS: one attempt, from connecting to the end of the answer. */
-    timeoutMs: number;
-    /** WEBHOOK_RETRY_SCHEDULE: the delay in seconds before each attempt (the first is usually 0). */
-    retrySchedule: number[];
-    /** WEBHOOK_ALLOW_INSECURE_URLS: http:// endpoint URLs are accepted (true outside production). */
-    allowInsecureUrls: boolean;
-    /** WEBHOOK_ALLOW_PRIVATE_URLS: URLs that resolve to loopback, private, link-local or metadata addresses are accepted (true outside production). */
-    allowPrivateUrls: boolean;
-  };
+  webhooks: WebhookSettings;
   /** Live-status streams (GET /v1/orders/{id}/events) this instance holds open at once. */
   sse: {
     /** SSE_MAX_STREAMS_PER_USER: per user id, counted on this instance. */
@@ -447,6 +439,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       retrySchedule: retrySchedule('WEBHOOK_RETRY_SCHEDULE', '0,5,300,1800,7200,18000,36000,36000'),
       allowInsecureUrls: flag('WEBHOOK_ALLOW_INSECURE_URLS', !isProduction),
       allowPrivateUrls: flag('WEBHOOK_ALLOW_PRIVATE_URLS', !isProduction),
+      maxInFlightPerEndpoint: integer('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 4, 1, WEBHOOK_MAX_IN_FLIGHT),
     },
     sse: {
       maxStreamsPerUser: integer('SSE_MAX_STREAMS_PER_USER', 20, 1, 10_000),

@@ -2,16 +2,30 @@
 
 -- webhook_deliveries_claim (claim)
 -- answers: id uuid, attemptCount int4, claimedBy text?, eventId text, eventType text, resourceType text, resourceId uuid, previousStatus text?, snapshot jsonb, eventCreatedAt timestamptz, endpointId uuid, url text, secretEncrypted text, previousSecretEncrypted text?
+WITH allowance AS (
+  SELECT w.id AS endpoint_id, $4::int4 - coalesce(f.in_flight, 0) AS room
+  FROM webhook_endpoints w
+  LEFT JOIN unnest($5::uuid[], $6::int4[]) AS f(endpoint_id, in_flight) ON f.endpoint_id = w.id
+  WHERE w.status = 'ENABLED'
+), candidates AS (
+  SELECT c.id, c.next_attempt_at, a.endpoint_id
+  FROM allowance a CROSS JOIN LATERAL (
+    SELECT q.id, q.next_attempt_at FROM webhook_deliveries q
+    WHERE q.endpoint_id = a.endpoint_id AND q.status = 'PENDING' AND q.next_attempt_at <= now()
+      AND (q.claimed_until IS NULL OR q.claimed_until < now())
+    ORDER BY q.next_attempt_at
+    LIMIT greatest(a.room, 0)
+    FOR UPDATE OF q SKIP LOCKED) c
+  WHERE a.room > 0
+), chosen AS (
+  SELECT t.id FROM (
+    SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at) AS turn FROM candidates) t
+  ORDER BY t.turn, t.next_attempt_at
+  LIMIT $2)
 UPDATE webhook_deliveries d
 SET claimed_until = now() + make_interval(secs => $3::float8), claimed_by = $1
 FROM events e, webhook_endpoints w
-WHERE d.id IN (
-    SELECT q.id FROM webhook_deliveries q
-    JOIN webhook_endpoints qe ON qe.id = q.endpoint_id AND qe.status = 'ENABLED'
-    WHERE q.status = 'PENDING' AND q.next_attempt_at <= now() AND (q.claimed_until IS NULL OR q.claimed_until < now())
-    ORDER BY q.next_attempt_at
-    LIMIT $2
-    FOR UPDATE OF q SKIP LOCKED)
+WHERE d.id IN (SELECT id FROM chosen)
   AND e.id = d.event_id AND w.id = d.endpoint_id
 RETURNING d.id, d.attempt_count AS "attemptCount", d.claimed_by AS "claimedBy",
           e.id AS "eventId", e.type AS "eventType", e.resource_type AS "resourceType", e.resource_id AS "resourceId",

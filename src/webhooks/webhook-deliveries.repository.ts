@@ -7,29 +7,50 @@ import { eventSnapshotSql } from './events.repository';
 const repository = 'webhook-deliveries.repository';
 
 /**
- * Claims up to $2 due deliveries for the claim $1 for $3 seconds, in one statement: due (PENDING,
- * `next_attempt_at` passed), unclaimed or their claim lapsed (the instance that held it died), to an
- * ENABLED endpoint, oldest due first; rows another instance is claiming at this moment are skipped
- * (`SKIP LOCKED`), never waited for. Answers each with its event and its endpoint (URL and sealed
- * secrets; the previous secret only while it still signs, as SIGNING_SELECT of the endpoints
- * repository), the event's snapshot as `eventSnapshotSql` reads it (a distribution's shares). Idle, it is one scan of
- * `webhook_deliveries_status_next_attempt_at_idx` that finds nothing.
+ * Claims for the claim $1, for $3 seconds, up to $2 due deliveries (PENDING, `next_attempt_at`
+ * passed, unclaimed or their claim lapsed: the instance that held it died) of ENABLED endpoints,
+ * fairly, in one statement:
+ * - per endpoint, at most its allowance: $4 (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT) less what this
+ *   instance already has in flight to it ($5 the endpoints, $6 their attempts in flight), its oldest
+ *   due first, read through `webhook_deliveries_endpoint_id_status_next_attempt_at_idx`;
+ * - across endpoints, turn by turn: every endpoint's oldest due delivery before any endpoint's
+ *   second, so a backlog of one endpoint (one that hangs, with its retries due) never takes the
+ *   slots of another's new event.
+ * Rows another instance is claiming at this moment are skipped (`SKIP LOCKED`), never waited for.
+ * Answers each with its event and its endpoint (URL and sealed secrets; the previous secret only
+ * while it still signs, as SIGNING_SELECT of the endpoints repository), the event's snapshot as
+ * `eventSnapshotSql` reads it (a distribution's shares). Idle, it is one index probe per enabled
+ * endpoint that finds nothing.
  */
 const CLAIM = sqlStatement(
   repository,
   'claim',
   'webhook_deliveries_claim',
   `
+  WITH allowance AS (
+    SELECT w.id AS endpoint_id, $4::int4 - coalesce(f.in_flight, 0) AS room
+    FROM webhook_endpoints w
+    LEFT JOIN unnest($5::uuid[], $6::int4[]) AS f(endpoint_id, in_flight) ON f.endpoint_id = w.id
+    WHERE w.status = 'ENABLED'
+  ), candidates AS (
+    SELECT c.id, c.next_attempt_at, a.endpoint_id
+    FROM allowance a CROSS JOIN LATERAL (
+      SELECT q.id, q.next_attempt_at FROM webhook_deliveries q
+      WHERE q.endpoint_id = a.endpoint_id AND q.status = 'PENDING' AND q.next_attempt_at <= now()
+        AND (q.claimed_until IS NULL OR q.claimed_until < now())
+      ORDER BY q.next_attempt_at
+      LIMIT greatest(a.room, 0)
+      FOR UPDATE OF q SKIP LOCKED) c
+    WHERE a.room > 0
+  ), chosen AS (
+    SELECT t.id FROM (
+      SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at) AS turn FROM candidates) t
+    ORDER BY t.turn, t.next_attempt_at
+    LIMIT $2)
   UPDATE webhook_deliveries d
   SET claimed_until = now() + make_interval(secs => $3::float8), claimed_by = $1
   FROM events e, webhook_endpoints w
-  WHERE d.id IN (
-      SELECT q.id FROM webhook_deliveries q
-      JOIN webhook_endpoints qe ON qe.id = q.endpoint_id AND qe.status = 'ENABLED'
-      WHERE q.status = 'PENDING' AND q.next_attempt_at <= now() AND (q.claimed_until IS NULL OR q.claimed_until < now())
-      ORDER BY q.next_attempt_at
-      LIMIT $2
-      FOR UPDATE OF q SKIP LOCKED)
+  WHERE d.id IN (SELECT id FROM chosen)
     AND e.id = d.event_id AND w.id = d.endpoint_id
   RETURNING d.id, d.attempt_count AS "attemptCount", d.claimed_by AS "claimedBy",
             e.id AS "eventId", e.type AS "eventType", e.resource_type AS "resourceType", e.resource_id AS "resourceId",
@@ -137,9 +158,18 @@ export interface RecordedAttempt {
 export class WebhookDeliveriesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Claims up to `limit` due deliveries for `claim` during `leaseSeconds`. */
-  claim(claim: string, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
-    return this.prisma.run(CLAIM, [claim, limit, leaseSeconds]);
+  /**
+   * Claims up to `limit` due deliveries for `claim` during `leaseSeconds`, at most `perEndpoint`
+   * in flight to one endpoint counting `inFlight` (this instance's attempts in flight, per endpoint id).
+   */
+  claim(
+    claim: string,
+    limit: number,
+    leaseSeconds: number,
+    perEndpoint: number,
+    inFlight: ReadonlyMap<string, number>,
+  ): Promise<ClaimedDelivery[]> {
+    return this.prisma.run(CLAIM, [claim, limit, leaseSeconds, perEndpoint, [...inFlight.keys()], [...inFlight.values()]]);
   }
 
   /** Records the attempts in one statement; answers the ids of the endpoints a 410 disabled. */

@@ -5,6 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { ScheduledJob } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
+import { WEBHOOK_MAX_IN_FLIGHT } from '../config/webhook-settings';
 import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { renderEventBody } from './event-body';
@@ -15,8 +16,8 @@ import { WebhookDeliveriesRepository, type ClaimedDelivery, type RecordedAttempt
 
 /** How often an idle instance looks for due deliveries: the first attempt comes within 2 s of the commit. */
 export const WEBHOOK_POLL_INTERVAL_MS = 250;
-/** Attempts in flight at once on one instance. */
-export const WEBHOOK_MAX_IN_FLIGHT = 32;
+/** Attempts in flight at once on one instance, all endpoints together (of which one endpoint may have WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). */
+export { WEBHOOK_MAX_IN_FLIGHT };
 /** A claim lasts this long (longer when the timeout needs it): a dead instance's deliveries are attempted again after it. */
 export const WEBHOOK_CLAIM_SECONDS = 30;
 /** Up to 10 % is added to each retry delay, so that endpoints failing together are not retried together. */
@@ -29,7 +30,8 @@ const SHUTDOWN_GRACE_MS = 5_000;
 /**
  * The delivery worker, on every instance: every 250 ms (and at once whenever an attempt finishes
  * and frees a slot) it claims the due deliveries it has room for (`FOR UPDATE SKIP LOCKED`, a 30 s
- * claim: docs/adr/0008-webhook-delivery-queue.md), sends them concurrently (at most 32 in flight),
+ * claim: docs/adr/0008-webhook-delivery-queue.md), sends them concurrently (at most 32 in flight,
+ * at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT of them to one endpoint, turn by turn across endpoints),
  * and records the finished attempts in batches (one statement each). A failed attempt is retried
  * after the next delay of WEBHOOK_RETRY_SCHEDULE plus up to 10 % jitter, or the `Retry-After` of a
  * 429 or 503 when longer; after the last, the delivery is FAILED. A 410 disables the endpoint.
@@ -42,6 +44,7 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
   private readonly schedule: number[];
   private readonly currencies: AppConfig['currencies'];
   private readonly leaseSeconds: number;
+  private readonly perEndpoint: number;
   private readonly inFlight = new Map<string, ClaimedDelivery>();
   private finished: RecordedAttempt[] = [];
   private flushing?: Promise<void>;
@@ -64,6 +67,7 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
       webhooks.timeoutMs,
     );
     this.schedule = webhooks.retrySchedule;
+    this.perEndpoint = webhooks.maxInFlightPerEndpoint;
     this.leaseSeconds = Math.max(WEBHOOK_CLAIM_SECONDS, Math.ceil(webhooks.timeoutMs / 1000) + 10);
     this.currencies = config.get('currencies', { infer: true });
   }
@@ -80,12 +84,19 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
       const room = WEBHOOK_MAX_IN_FLIGHT - this.inFlight.size;
       if (room <= 0) break;
       const claim = `${this.instance}:${(++this.claims).toString(36)}`;
-      const claimed = await this.deliveries.claim(claim, room, this.leaseSeconds);
+      const claimed = await this.deliveries.claim(claim, room, this.leaseSeconds, this.perEndpoint, this.inFlightPerEndpoint());
       for (const delivery of claimed) this.start(delivery);
       started += claimed.length;
       if (claimed.length < room) break;
     }
     return started;
+  }
+
+  /** This instance's attempts in flight, per endpoint id: what the claim counts against each endpoint's allowance. */
+  private inFlightPerEndpoint(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { endpointId } of this.inFlight.values()) counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
+    return counts;
   }
 
   /** Waits until nothing is in flight and every result is recorded (tests, shutdown). */

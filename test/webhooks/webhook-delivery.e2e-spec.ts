@@ -306,7 +306,7 @@ describe('webhook delivery', () => {
   it('two instances on one database never attempt the same delivery at the same moment', async () => {
     const path = `/pair-${randomUUID()}`;
     // Each answer takes two poll intervals (within WEBHOOK_TIMEOUT_MS): whichever instance claims first fills its
-    // attempts in flight (WEBHOOK_MAX_IN_FLIGHT) and the other claims the rest while they run.
+    // allowance for the endpoint (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT) and the other claims more while they run.
     const endpoint = await onlyEndpoint(
       receiver.on(path, (_, res) => void setTimeout(() => res.writeHead(200).end(), 2 * WEBHOOK_POLL_INTERVAL_MS)),
     );
