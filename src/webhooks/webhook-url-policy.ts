@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { embeddedIPv4, hasZeroPrefix } from './embedded-ipv4';
 
 /** Which endpoint URLs are accepted (WEBHOOK_ALLOW_INSECURE_URLS, WEBHOOK_ALLOW_PRIVATE_URLS). */
 export interface WebhookUrlPolicy {
@@ -38,14 +39,25 @@ export function checkWebhookUrl(url: string, policy: WebhookUrlPolicy): URL {
 /**
  * True for every address that is not plain public unicast: loopback, private (RFC 1918, unique
  * local), link-local (cloud metadata at 169.254.169.254 included), carrier-grade NAT (another
- * cloud's metadata at 100.100.100.200), unspecified, multicast, broadcast, reserved. An
- * IPv4-mapped IPv6 address is judged as its IPv4 address.
+ * cloud's metadata at 100.100.100.200), unspecified, multicast, broadcast, reserved. An IPv6
+ * address that embeds an IPv4 address (IPv4-compatible `::/96`, IPv4-mapped, IPv4-translated,
+ * NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32`, ISATAP) is
+ * judged by the IPv4 address it embeds (embedded-ipv4.ts); ISATAP's prefix must pass as well.
  */
 export function isForbiddenAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() !== 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return isForbiddenIPv4(parsed as ipaddr.IPv4);
+  const ipv6 = parsed as ipaddr.IPv6;
+  const { prefixed, interfaceId } = embeddedIPv4(ipv6);
+  if (interfaceId && isForbiddenIPv4(interfaceId)) return true;
+  if (prefixed) return isForbiddenIPv4(prefixed);
+  if (interfaceId && hasZeroPrefix(ipv6)) return false;
+  return ipv6.range() !== 'unicast';
+}
+
+function isForbiddenIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() !== 'unicast';
 }
 
 /** A lookup function for node's `http(s).Agent`, `lookup` option. */

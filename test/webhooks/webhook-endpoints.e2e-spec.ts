@@ -335,6 +335,10 @@ describe('webhook endpoints', () => {
       ['IPv6 loopback', `https://[::1]/${marker}`],
       ['private', `https://10.0.0.7/${marker}`],
       ['IPv4-mapped loopback', `https://[::ffff:127.0.0.1]/${marker}`],
+      ['IPv4-compatible loopback (hex)', `https://[::7f00:1]/${marker}`],
+      ['IPv4-compatible loopback (dotted)', `https://[::127.0.0.1]/${marker}`],
+      ['cloud metadata through NAT64', `https://[64:ff9b::a9fe:a9fe]/${marker}`],
+      ['private through 6to4', `https://[2002:a00:7::1]/${marker}`],
       ['credentials', `https://user:pass@93.184.216.34/${marker}`],
       ['not a URL', `hooks ${marker}`],
     ])('refuses %s at registration: 400 webhook_url_not_allowed on url, nothing stored', async (_name, url) => {
