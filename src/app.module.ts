@@ -21,6 +21,7 @@ import { DistributionsModule } from './distributions/distributions.module';
 import { AuditModule } from './audit/audit.module';
 import { ResolutionsModule } from './resolutions/resolutions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { RetentionModule } from './retention/retention.module';
 
 @Module({})
 export class AppModule {
@@ -46,6 +47,7 @@ export class AppModule {
         AuditModule,
         ResolutionsModule,
         WebhooksModule,
+        RetentionModule,
         HealthModule,
         ...extraImports,
       ],

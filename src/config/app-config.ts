@@ -5,6 +5,7 @@ import { isTimeZone } from '../common/date-filter';
 import type { CurrencyRule } from '../common/money';
 import { openTelemetryProblems } from '../tracing/tracing';
 import { checkOidcSettings, type OidcSettings } from './oidc-settings';
+import { readRetentionSettings, type RetentionSettings } from './retention-settings';
 import { WEBHOOK_MAX_IN_FLIGHT, type WebhookSettings } from './webhook-settings';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -100,6 +101,8 @@ export interface AppConfig {
   reportsTimeZone: string;
   /** Delivery of events to the merchant's webhook endpoints. */
   webhooks: WebhookSettings;
+  /** How long the provider call log and the events are kept (RETENTION_*). */
+  retention: RetentionSettings;
   /** Live-status streams (GET /v1/orders/{id}/events) this instance holds open at once. */
   sse: {
     /** SSE_MAX_STREAMS_PER_USER: per user id, counted on this instance. */
@@ -441,6 +444,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       allowPrivateUrls: flag('WEBHOOK_ALLOW_PRIVATE_URLS', !isProduction),
       maxInFlightPerEndpoint: integer('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 4, 1, WEBHOOK_MAX_IN_FLIGHT),
     },
+    retention: readRetentionSettings(integer),
     sse: {
       maxStreamsPerUser: integer('SSE_MAX_STREAMS_PER_USER', 20, 1, 10_000),
       maxStreams: integer('SSE_MAX_STREAMS', 10_000, 1, 1_000_000),

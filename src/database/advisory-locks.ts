@@ -10,6 +10,7 @@ export const ADVISORY_LOCKS = {
   orderSweep: 7_340_002,
   idempotencyPurge: 7_340_003,
   rejectedCallbackPurge: 7_340_021,
+  dataRetention: 7_340_031,
 } as const;
 
 /** Read as text: never depends on how a driver maps booleans. */

@@ -44,7 +44,8 @@ function envExampleEntries(): { name: string; block: string }[] {
     .flatMap((block) => [...block.matchAll(/^# ([A-Z][A-Z0-9_]+)=/gm)].map((m) => ({ name: m[1], block })));
 }
 
-const appNames = namesReadBy('src/config/app-config.ts');
+// The retention settings are read by loadAppConfig through a reader of their own.
+const appNames = unique([...namesReadBy('src/config/app-config.ts'), ...namesReadBy('src/config/retention-settings.ts')]);
 const sandboxNames = namesReadBy('src/config/sandbox-cli-config.ts');
 const everyName = unique([...appNames, ...sandboxNames]);
 // Fixed so that two loads compare equal (its development default is random per process).
