@@ -7,6 +7,7 @@ import {
 } from '../../src/provider/provider.errors';
 import { PROVIDER_ANSWER_MAX_BYTES, ProviderTransport, type ProviderRequest } from '../../src/provider/provider-transport';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { settledHeap } from '../support/settled-heap';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /** What the raw provider below writes on each connection once it has read a request head. */
@@ -162,5 +163,42 @@ describe('provider transport on the wire', () => {
     // The transport closed the connection: the provider could not write the whole answer.
     await providerSocketClosed;
     expect(written).toBeLessThan(total);
+  });
+
+  it('an endless answer (chunked, no length announced) is cut while it streams: memory does not follow what was offered', async () => {
+    const offered = 32 * PROVIDER_ANSWER_MAX_BYTES;
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+    let written = 0;
+    script = (socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const pump = () => {
+        while (!socket.destroyed && written < offered) {
+          written += chunk.length;
+          if (!socket.write(framed)) return void socket.once('drain', pump);
+        }
+      };
+      pump();
+    };
+    // The heap and the buffers outside it, sampled every 2 ms while the answer streams in.
+    const inUse = () => {
+      const usage = process.memoryUsage();
+      return usage.heapUsed + usage.arrayBuffers + usage.external;
+    };
+    settledHeap();
+    const start = inUse();
+    let peak = start;
+    const sampler = setInterval(() => (peak = Math.max(peak, inUse())), 2);
+    let error: ProviderError;
+    try {
+      error = await failure();
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(error).toBeInstanceOf(ProviderBadResponseError);
+    expect(error.outcomeKnown).toBe(false);
+    // The bound (4 MiB), the chunks read and not yet collected, noise: a quarter of what was offered at most.
+    expect(Math.max(peak, inUse()) - start).toBeLessThan(offered / 4);
+    expect(written).toBeLessThan(offered / 4);
   });
 });
