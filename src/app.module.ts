@@ -21,6 +21,7 @@ import { DistributionsModule } from './distributions/distributions.module';
 import { AuditModule } from './audit/audit.module';
 import { ResolutionsModule } from './resolutions/resolutions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { CustomerLimitsModule } from './customer-limits/customer-limits.module';
 import { RetentionModule } from './retention/retention.module';
 
 @Module({})
@@ -45,6 +46,7 @@ export class AppModule {
         DistributionsModule,
         ReportsModule,
         AuditModule,
+        CustomerLimitsModule,
         ResolutionsModule,
         WebhooksModule,
         RetentionModule,

@@ -13,10 +13,12 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
   'event.redelivered',
+  'customer_limit.set',
+  'customer_limit.cleared',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_RESOURCE_TYPES = ['order', 'card_operation', 'distribution', 'orders_export', 'webhook_endpoint', 'event'] as const;
+export const AUDIT_RESOURCE_TYPES = ['order', 'card_operation', 'distribution', 'orders_export', 'webhook_endpoint', 'event', 'customer'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 export interface NewAuditEvent {

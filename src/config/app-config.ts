@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { isTimeZone } from '../common/date-filter';
 import type { CurrencyRule } from '../common/money';
 import { openTelemetryProblems } from '../tracing/tracing';
+import { customerHourlyLimit } from './customer-budget-settings';
 import { checkOidcSettings, type OidcSettings } from './oidc-settings';
 import { readRetentionSettings, type RetentionSettings } from './retention-settings';
 import { WEBHOOK_MAX_IN_FLIGHT, type WebhookSettings } from './webhook-settings';
@@ -56,6 +57,8 @@ export interface AppConfig {
     spAuthToken: string;
     timeoutMs: number;
     agentHourlyLimit: number;
+    /** PROVIDER_CUSTOMER_HOURLY_LIMIT: the calls one customer's requests may cause per rolling hour (customerHourlyLimit). */
+    customerHourlyLimit: number;
   };
   card: { operationParam: string; amountParam: string; currencyParam: string };
   publicBaseUrl: string;
@@ -389,6 +392,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
   const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
+  const agentHourlyLimit = integer('PROVIDER_AGENT_HOURLY_LIMIT', 600, 1, 1000000);
   const config: AppConfig = {
     nodeEnv,
     isProduction,
@@ -406,7 +410,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       secretKey: secretKey ?? '',
       spAuthToken: spAuthToken ?? '',
       timeoutMs: integer('PROVIDER_TIMEOUT_MS', 15000, 100, 600000),
-      agentHourlyLimit: integer('PROVIDER_AGENT_HOURLY_LIMIT', 600, 1, 1000000),
+      agentHourlyLimit,
+      customerHourlyLimit: customerHourlyLimit(read('PROVIDER_CUSTOMER_HOURLY_LIMIT'), agentHourlyLimit, problems),
     },
     card: {
       operationParam: paramName('CARD_OPERATION_PARAM', 'operation'),

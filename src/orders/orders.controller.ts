@@ -30,6 +30,7 @@ import {
 } from './orders.dto';
 import { parseLastEventId, type OrderStreamMessage } from './order-streams';
 import { provesNotSent } from '../provider/provider.errors';
+import { CUSTOMER_REFUSAL_HEADERS, CUSTOMER_SHARE_HEADERS, SpendsProviderBudget } from '../provider/spends-provider-budget.decorator';
 import { OrdersService } from './orders.service';
 
 @ApiTags('Pay-in orders')
@@ -44,16 +45,18 @@ export class OrdersController {
   @HttpCode(201)
   @Auth('customer')
   @Idempotent('orders.create', { releaseOn: provesNotSent, claimInResourceStatement: true })
+  @SpendsProviderBudget()
   @ApiOperation({
     operationId: 'createOrder',
     summary: 'Collect a payment from a mobile wallet',
     description:
       'Stores the order, sends the pay-in to the provider and answers with the order: PROCESSING (accepted; the outcome arrives by callback), FAILED (refused by the provider, see failureReason) or UNKNOWN (the provider’s answer was lost: the money may move; never resubmitted automatically). Watch it with GET /v1/orders/{id}/events.',
   })
-  @ApiCreatedResponse({ type: OrderDto })
+  @ApiCreatedResponse({ type: OrderDto, headers: CUSTOMER_SHARE_HEADERS })
   @ApiTooManyRequestsResponse({
     description:
-      '`provider_budget_exhausted`: the hourly provider budget is spent (Retry-After, `retryAfterSeconds`); nothing was sent and the key may be reused',
+      'Nothing was sent and no order stored; the key may be reused. `customer_limit_reached`: your hourly share of provider calls is spent (Retry-After, `retryAfterSeconds`, RateLimit fields); `provider_budget_exhausted`: the hourly provider budget of the whole service is spent (Retry-After, `retryAfterSeconds`)',
+    headers: CUSTOMER_REFUSAL_HEADERS,
   })
   @ApiBadGatewayResponse({
     description:

@@ -7,6 +7,9 @@ import { idempotencyLinkValues, type IdempotencyClaim } from '../idempotency/ide
 import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
+import { budgetSlotValues, type BudgetShareRow, type BudgetSlotRequest } from '../provider/agent-budget-take';
+import { customerLimitReached } from '../provider/customer-share';
+import { CREATE_ORDER, CREATE_ORDER_FIELDS, createdOrder, orderWasCreated } from './order-create.statement';
 import {
   type CallbackTransition,
   type ManualActor,
@@ -26,8 +29,6 @@ import {
   CHANGES_AFTER,
   CLEAR_REVIEW,
   COUNT_BY_STATUS,
-  CREATE_ORDER,
-  CREATE_ORDER_FIELDS,
   DECIDE_BY_CALLBACK,
   eventOf,
   FIND_ORDER,
@@ -85,24 +86,27 @@ export class OrdersRepository {
   /**
    * One round trip before the pay-in: the order (marked as handed to the provider), its history
    * entry, its event, the request's claim of its Idempotency-Key linked to it (`claim`: the
-   * recovery point) and, with `agentHourlyLimit`, the pay-in's slot of the /api/agent budget. A key
-   * held by another request stores nothing: IdempotencyInProgressError.
+   * recovery point) and, with `slot`, the pay-in's slot of the /api/agent budget and of the customer's
+   * share. A key held by another request stores nothing: IdempotencyInProgressError; nor does a spent
+   * share: CustomerLimitReachedError.
    */
   async create(
     order: NewOrder,
     claim: IdempotencyClaim | undefined,
-    agentHourlyLimit: number | null,
-  ): Promise<{ order: OrderRecord; event: OrderStatusEvent; budgetTaken: boolean }> {
+    slot: BudgetSlotRequest | null,
+  ): Promise<{ order: OrderRecord; event: OrderStatusEvent; budgetTaken: boolean; share: BudgetShareRow }> {
     const id = randomUUID();
     const values = [
       id,
       ...CREATE_ORDER_FIELDS.map((field) => order[field]),
       ...idempotencyLinkValues(claim, { type: ORDER_RESOURCE, id }),
-      agentHourlyLimit,
+      ...budgetSlotValues(slot),
     ];
     const [row] = await this.prisma.run(CREATE_ORDER, values);
-    if (!row) throw new IdempotencyInProgressError();
-    return { order: createdOrder(id, order, row), event: eventOf(id, row, null, 'PENDING', 'created'), budgetTaken: row.budgetTaken };
+    if (row.customerRefused) throw customerLimitReached(row);
+    if (!orderWasCreated(row)) throw new IdempotencyInProgressError();
+    const event = eventOf(id, row, null, 'PENDING', 'created');
+    return { order: createdOrder(id, order, row), event, budgetTaken: row.budgetTaken, share: row };
   }
 
   /**
@@ -306,34 +310,6 @@ function submissionColumns(outcome: SubmissionOutcome) {
       failureReason: outcome.failureReason,
     };
   return { providerReference: null, providerTransactionReference: null, failureReason: null };
-}
-
-/**
- * The order CREATE_ORDER stored: its parameters, what the database decided (the amount as stored,
- * the one `now()` of its three times) and the columns' defaults.
- */
-function createdOrder(id: string, order: NewOrder, row: StatementRow<typeof CREATE_ORDER>): OrderRecord {
-  return {
-    id,
-    reference: order.reference,
-    customerId: order.customerId,
-    amount: row.amount,
-    currency: order.currency,
-    service: order.service,
-    wallet: order.wallet,
-    description: order.description,
-    payer: order.payer,
-    payerEmail: order.payerEmail,
-    status: 'PENDING',
-    providerReference: null,
-    providerTransactionReference: null,
-    failureReason: null,
-    needsReview: false,
-    submittedAt: row.createdAt,
-    processingSince: null,
-    createdAt: row.createdAt,
-    updatedAt: row.createdAt,
-  };
 }
 
 /** What an order looks like once RECORD_SUBMISSION applied `outcome` to it as created (all but its new updatedAt). */

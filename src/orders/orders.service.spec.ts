@@ -1,3 +1,4 @@
+import type { BudgetShareRow } from '../provider/agent-budget-take';
 import pino from 'pino';
 import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
@@ -43,8 +44,8 @@ class FakeOrders {
   create(
     order: NewOrder,
     claim: { id: string } | undefined,
-    _agentHourlyLimit: number | null,
-  ): Promise<{ order: OrderRecord; event: OrderStatusEvent; budgetTaken: boolean }> {
+    _slot: unknown,
+  ): Promise<{ order: OrderRecord; event: OrderStatusEvent; budgetTaken: boolean; share: BudgetShareRow }> {
     const recordId = claim?.id;
     const now = new Date();
     const row: OrderRecord = {
@@ -62,7 +63,8 @@ class FakeOrders {
     };
     this.stored.push(row);
     this.linkedTo.push(recordId);
-    return Promise.resolve({ order: row, event: this.event(row, null, 'created'), budgetTaken: false });
+    const share = { customerRefused: false, customerLimit: null, customerUsed: 0, customerFreesInMs: 0 };
+    return Promise.resolve({ order: row, event: this.event(row, null, 'created'), budgetTaken: false, share });
   }
 
   recordSubmission(
@@ -98,7 +100,12 @@ function serviceAnswering(answer: () => Promise<PayinEnvelope>) {
     pino({ level: 'silent' }),
     {} as MetricsService,
     { pendingClaim: () => ({ id: 'record-1' }), inlineAnswer: () => undefined } as unknown as IdempotencyService,
-    { hourlyLimit: 600, withSlotTaken: <T>(work: () => Promise<T>) => work() } as unknown as AgentBudgetService,
+    {
+      hourlyLimit: 600,
+      withSlotTaken: <T>(work: () => Promise<T>) => work(),
+      slotRequest: () => null,
+      showShare: () => undefined,
+    } as unknown as AgentBudgetService,
   );
   return { service, orders, published };
 }

@@ -116,9 +116,8 @@ export class OrdersService implements OnModuleInit {
    * (a refusal) or UNKNOWN (timeout, 5xx, lost or unreadable answer: the money may have moved,
    * so the order is never resubmitted under a new reference). An error proving the request was
    * never sent (budget spent, provider unreachable, our credentials refused) fails the order and
-   * is returned to the caller as that error. Two round trips: the order with the request's claim of
-   * its Idempotency-Key and the pay-in's budget slot before the call, its outcome with the request's
-   * answer after it.
+   * is returned to the caller as that error; a customer's spent share stores no order at all. Two
+   * round trips: the order with its key's claim and budget slots before the call, its outcome after.
    */
   async create(user: AuthUser, dto: CreateOrderDto): Promise<OrderDto> {
     const checked = validateAmountForCurrency(dto.amount, dto.currency, this.currencies);
@@ -178,9 +177,10 @@ export class OrdersService implements OnModuleInit {
       name: 'pay-in order',
       log,
       describe: (stored) => ({ orderId: stored.id }),
-      // One round trip: the order, its history entry and event, the request's key claim linked to it, the budget slot.
+      // One round trip: the order, its history entry and event, the request's key claim linked to it, the budget slots.
       store: async (input, link) => {
-        const created = await this.orders.create(input.order, link?.claim, this.budget.hourlyLimit);
+        const created = await this.orders.create(input.order, link?.claim, this.budget.slotRequest());
+        this.budget.showShare(created.share);
         this.events.publishLocal(created.event);
         return { id: created.order.id, order: created.order, budgetTaken: created.budgetTaken };
       },

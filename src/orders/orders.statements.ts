@@ -1,10 +1,8 @@
 import { column, isoTimeSql, sqlStatement, type RowOf } from '../database/sql-statement';
 import { keysetListStatements, type ListFilter } from '../database/list-queries';
-import { agentBudgetTakeCte } from '../provider/agent-budget.repository';
-import { idempotencyAnswerCte, idempotencyLinkCte } from '../idempotency/idempotency.repository';
+import { idempotencyAnswerCte } from '../idempotency/idempotency.repository';
 import {
   ORDER_STATUSES,
-  type NewOrder,
   type OrderDetailRecord,
   type OrderFilter,
   type OrderStatus,
@@ -12,7 +10,7 @@ import {
 } from './order.types';
 
 /** The written-out SQL of OrdersRepository: its hot paths, lists, export and background work (listed in src/queries/orders.repository.sql). */
-const repository = 'orders.repository';
+export const repository = 'orders.repository';
 
 /** An order row as OrderRecord; the amount without the trailing zeros of numeric(24,4), as Prisma's Decimal gives it. */
 const orderColumns = (t: string) => `${t}.id::text AS id, ${t}.reference, ${t}.customer_id AS "customerId", ${t}.status,
@@ -66,7 +64,7 @@ const SUBMISSION_COLUMNS = {
 };
 
 /** The change a hot-path write made, as its statement returns it alongside the order. */
-const CHANGE_COLUMNS = {
+export const CHANGE_COLUMNS = {
   changeId: column.text.orNull,
   changeAt: column.timestamptz.orNull,
   notified: column.bool.orNull,
@@ -74,7 +72,7 @@ const CHANGE_COLUMNS = {
 export type ChangeColumns = Pick<RowOf<typeof CHANGE_COLUMNS>, 'changeId' | 'changeAt'>;
 
 /** The stream event of a change, as JSON text for pg_notify; `at` in the format of Date#toISOString. */
-const eventJson = (order: string, change: string, from: string, to: string, reason: string) =>
+export const eventJson = (order: string, change: string, from: string, to: string, reason: string) =>
   `json_build_object('orderId', ${order}, 'changeId', ${change}.id::text, 'fromStatus', ${from}, 'status', ${to}, 'reason', ${reason},
     'at', ${isoTimeSql(`${change}.at`)})::text`;
 
@@ -107,52 +105,6 @@ export const FIND_ORDER_DETAIL = sqlStatement(
     history: column.builtJson<JsonHistoryEntry[]>(),
     callbacks: column.builtJson<JsonCallback[]>(),
   },
-);
-
-/** The fields of the new order, as $2 to $10 of CREATE_ORDER ($1 is its id). */
-export const CREATE_ORDER_FIELDS = [
-  'reference',
-  'customerId',
-  'amount',
-  'currency',
-  'service',
-  'wallet',
-  'description',
-  'payer',
-  'payerEmail',
-] as const satisfies readonly (keyof NewOrder)[];
-
-/**
- * Everything before the pay-in, in one round trip: the request's claim of its Idempotency-Key
- * linked to the order (idempotencyLinkCte, $11 to $19: the recovery point), the PENDING order
- * marked as handed to the provider, its first history entry, its stream event, and the pay-in's
- * slot of the /api/agent budget ($20, the hourly limit; NULL takes none). When the key is held by
- * another request, nothing is stored (no row) and no slot is taken. It answers only what the
- * database decided (the stored amount, the one `now()` of created_at, submitted_at and updated_at,
- * the change): the rest of the new row is its parameters (createdOrder).
- */
-export const CREATE_ORDER = sqlStatement(
-  repository,
-  'create',
-  'orders_create',
-  `
-  WITH ${idempotencyLinkCte(11)}, ${agentBudgetTakeCte('$20::int', '$11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)')}, created AS (
-    INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
-                        submitted_at, created_at, updated_at)
-    SELECT $1::uuid, $2, $3, 'PENDING', $4::numeric, $5, $6::int, $7, $8, $9, $10, now(), now(), now()
-    WHERE $11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)
-    RETURNING *
-  ), change AS (
-    INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail)
-    SELECT id, NULL, 'PENDING', 'created', 'Order stored, not yet sent to the provider' FROM created
-    RETURNING id, at
-  )
-  SELECT trim_scale(created.amount)::text AS amount, created.created_at AS "createdAt", change.id::text AS "changeId",
-    change.at AS "changeAt",
-    pg_notify('order_status', ${eventJson('created.id', 'change', 'NULL', "'PENDING'", "'created'")}) IS NULL AS "notified",
-    EXISTS (SELECT 1 FROM budget) AS "budgetTaken"
-  FROM created CROSS JOIN change`,
-  { amount: ORDER_COLUMNS.amount, createdAt: ORDER_COLUMNS.createdAt, ...CHANGE_COLUMNS, budgetTaken: column.bool },
 );
 
 /**

@@ -1,57 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { column, sqlStatement } from '../database/sql-statement';
+import {
+  agentBudgetTakeCte,
+  BUDGET_SHARE_COLUMNS,
+  BUDGET_SHARE_SELECT,
+  budgetSlotValues,
+  COUNTED,
+  secondsOf,
+  type BudgetShareRow,
+  type BudgetSlotRequest,
+} from './agent-budget-take';
 
-export type BudgetDecision = { granted: true } | { granted: false; retryAfterSeconds: number };
+export type BudgetDecision =
+  | { granted: true; share: BudgetShareRow }
+  | { granted: false; refusedBy: 'customer' | 'merchant'; retryAfterSeconds: number; share: BudgetShareRow };
 
 const repository = 'agent-budget.repository';
-
-/**
- * A bucket is counted while any part of its minute lies within the last hour: the count can only
- * be too high (by calls made up to a minute more than an hour ago), never too low.
- */
-const COUNTED = `bucket > now() - interval '61 minutes'`;
-
-/**
- * Takes one call of the rolling-hour budget, in one statement, for every instance sharing the
- * database. Calls go to the bucket of the current minute; its row lock (ON CONFLICT DO UPDATE)
- * serialises the takers of one minute, and the check is made against its latest count. The bucket
- * of the minute before is read FOR SHARE: a taker still in flight there from the last instant of
- * that minute is waited for and counted, so the turn of a minute cannot let two takers both see
- * one call left. Older buckets no longer change. Nothing is held once the statement ends.
- */
-/**
- * The taking of one call, as a CTE named `budget` (one row when the call was granted), for TAKE
- * and for the statement of a write that takes its call's slot in its own round trip (the pay-in's
- * order). `limit` is the hourly limit's parameter; `onlyIf`, a condition the slot is taken under
- * (on the statement's other CTEs).
- */
-export function agentBudgetTakeCte(limit: string, onlyIf = 'true'): string {
-  return `budget_clock AS (
-    SELECT date_trunc('minute', now()) AS current
-  ), budget_previous AS (
-    SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
-  ), budget_settled AS (
-    SELECT COALESCE((SELECT used FROM budget_previous), 0)
-      + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
-         WHERE b.${COUNTED} AND b.bucket < budget_clock.current - interval '1 minute') AS used
-  ), budget AS (
-    INSERT INTO agent_budget_buckets AS b (bucket, used)
-    SELECT budget_clock.current, 1 FROM budget_clock, budget_settled WHERE budget_settled.used < ${limit} AND (${onlyIf})
-    ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
-    WHERE b.used + (SELECT used FROM budget_settled) < ${limit}
-    RETURNING b.used
-  )`;
-}
 
 const TAKE = sqlStatement(
   repository,
   'take',
   'agent_budget_take',
   `
-  WITH ${agentBudgetTakeCte('$1::int')}
-  SELECT used FROM budget`,
-  { used: column.int4 },
+  WITH ${agentBudgetTakeCte(1)}
+  SELECT EXISTS (SELECT 1 FROM budget) AS granted, ${BUDGET_SHARE_SELECT} FROM budget_share`,
+  { granted: column.bool, ...BUDGET_SHARE_COLUMNS },
 );
 
 /** When the oldest counted bucket leaves the window (asked only after a refusal). */
@@ -82,15 +56,26 @@ const SWEEP = sqlStatement(
   DELETE FROM agent_budget_buckets WHERE NOT (${COUNTED})`,
 );
 
+const SWEEP_CUSTOMERS = sqlStatement(
+  repository,
+  'sweep',
+  'customer_budget_sweep',
+  `
+  DELETE FROM customer_budget_buckets WHERE NOT (${COUNTED})`,
+);
+
 @Injectable()
 export class AgentBudgetRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async take(hourlyLimit: number): Promise<BudgetDecision> {
-    const taken = await this.prisma.run(TAKE, [hourlyLimit]);
-    if (taken.length === 1) return { granted: true };
+  /** One round trip when granted or refused by the customer's share; a merchant-wide refusal asks when a slot frees. */
+  async take(slot: BudgetSlotRequest): Promise<BudgetDecision> {
+    const [{ granted, ...share }] = await this.prisma.run(TAKE, budgetSlotValues(slot));
+    if (granted) return { granted: true, share };
+    if (share.customerRefused)
+      return { granted: false, refusedBy: 'customer', retryAfterSeconds: secondsOf(share.customerFreesInMs), share };
     const [oldest] = await this.prisma.run(RETRY_AFTER, []);
-    return { granted: false, retryAfterSeconds: Math.max(1, Math.ceil((oldest?.retryAfterMs ?? 1000) / 1000)) };
+    return { granted: false, refusedBy: 'merchant', retryAfterSeconds: secondsOf(oldest?.retryAfterMs ?? 1000), share };
   }
 
   async usedInLastHour(): Promise<number> {
@@ -98,8 +83,8 @@ export class AgentBudgetRepository {
     return row.used;
   }
 
-  /** Removes the buckets no longer counted; returns how many. */
+  /** Removes the buckets no longer counted, merchant-wide and per customer; returns how many. */
   async sweep(): Promise<number> {
-    return (await this.prisma.runCounted(SWEEP, [])).count;
+    return (await this.prisma.runCounted(SWEEP, [])).count + (await this.prisma.runCounted(SWEEP_CUSTOMERS, [])).count;
   }
 }

@@ -3,16 +3,23 @@ import { ConfigService } from '@nestjs/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { ScopedValue } from '../common/async-scope';
 import type { AppConfig } from '../config/app-config';
+import type { BudgetShareRow, BudgetSlotRequest } from './agent-budget-take';
 import { AgentBudgetRepository } from './agent-budget.repository';
+import { customerLimitReached, customerShareOf, customerShareScope, rateLimitHeaders } from './customer-share';
 import { AgentBudgetExhaustedError } from './provider.errors';
 
 /**
  * The provider allows 600 requests per hour per IP on /api/agent/*, and every instance of this
- * service leaves through the same IP: the budget is counted in the database, for all of them.
+ * service leaves through the same IP: the budget is counted in the database, for all of them. A
+ * customer's requests (the routes marked @SpendsProviderBudget, with a customer's token) may cause
+ * at most its share of it, counted in the same statement; staff requests and background jobs
+ * (recovery, sweeps) count against the merchant-wide budget only.
  */
 @Injectable()
 export class AgentBudgetService implements OnModuleInit {
   readonly hourlyLimit: number;
+  /** PROVIDER_CUSTOMER_HOURLY_LIMIT: a customer's share without an override. */
+  readonly customerHourlyLimit: number;
   /** A slot the caller took in its own statement (agentBudgetTakeCte), for the next call made within `work`. */
   private readonly slotTaken = new ScopedValue<{ available: boolean }>('agentBudgetSlotTaken');
 
@@ -21,7 +28,7 @@ export class AgentBudgetService implements OnModuleInit {
     config: ConfigService<AppConfig, true>,
     private readonly metrics: MetricsService,
   ) {
-    this.hourlyLimit = config.get('provider', { infer: true }).agentHourlyLimit;
+    ({ agentHourlyLimit: this.hourlyLimit, customerHourlyLimit: this.customerHourlyLimit } = config.get('provider', { infer: true }));
   }
 
   onModuleInit() {
@@ -41,14 +48,36 @@ export class AgentBudgetService implements OnModuleInit {
     return this.slotTaken.run({ available: true }, work);
   }
 
-  /** Takes a slot or throws AgentBudgetExhaustedError: the call must then not be sent. */
+  /** What a take made now asks: the merchant-wide limit and the customer of the request in progress, if any. */
+  slotRequest(): BudgetSlotRequest {
+    return {
+      hourlyLimit: this.hourlyLimit,
+      customer: customerShareScope.get()?.customer ?? null,
+      customerHourlyLimit: this.customerHourlyLimit,
+    };
+  }
+
+  /** Writes the customer's share a take answered on the request's reply (RateLimit-Policy and RateLimit). */
+  showShare(row: BudgetShareRow): void {
+    const share = customerShareOf(row);
+    if (share) customerShareScope.get()?.write(rateLimitHeaders(share));
+  }
+
+  /**
+   * Takes a slot or throws: CustomerLimitReachedError when the request's customer spent its share,
+   * AgentBudgetExhaustedError when the merchant-wide budget is spent. The call must then not be sent.
+   */
   async take(): Promise<void> {
     const taken = this.slotTaken.get();
     if (taken?.available) {
       taken.available = false;
       return;
     }
-    const decision = await this.repository.take(this.hourlyLimit);
-    if (!decision.granted) throw new AgentBudgetExhaustedError(decision.retryAfterSeconds);
+    const decision = await this.repository.take(this.slotRequest());
+    this.showShare(decision.share);
+    if (decision.granted) return;
+    throw decision.refusedBy === 'customer'
+      ? customerLimitReached(decision.share)
+      : new AgentBudgetExhaustedError(decision.retryAfterSeconds);
   }
 }

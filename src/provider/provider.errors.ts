@@ -183,3 +183,28 @@ export class AgentBudgetExhaustedError extends ProviderError {
     return { outcomeKnown: true, retryAfterSeconds: this.retryAfterSeconds };
   }
 }
+
+/**
+ * The customer's own share of the provider budget (PROVIDER_CUSTOMER_HOURLY_LIMIT, or its override)
+ * is spent: the call was not sent. `headers` carry Retry-After and the customer's RateLimit fields.
+ */
+export class CustomerLimitReachedError extends ProviderError {
+  readonly status = 429;
+  readonly code = 'customer_limit_reached';
+  readonly title = 'Your hourly share of provider calls is spent';
+  readonly outcomeKnown = true;
+
+  constructor(
+    readonly retryAfterSeconds: number,
+    rateLimitHeaders: Record<string, string>,
+  ) {
+    super(
+      `Your requests reached their hourly share of calls to the payment provider; nothing was sent. Retry after ${retryAfterSeconds} s.`,
+    );
+    Object.assign(this.headers, rateLimitHeaders, { 'retry-after': String(retryAfterSeconds) });
+  }
+
+  override get problemExtensions(): Record<string, unknown> {
+    return { outcomeKnown: true, retryAfterSeconds: this.retryAfterSeconds };
+  }
+}

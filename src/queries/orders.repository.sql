@@ -26,54 +26,6 @@ o.created_at AS "createdAt", o.updated_at AS "updatedAt",
 FROM orders o
 WHERE o.id = $1::uuid AND ($2::text IS NULL OR o.customer_id = $2::text);
 
--- orders_create (create)
--- answers: amount text, createdAt timestamptz, changeId text?, changeAt timestamptz?, notified bool?, budgetTaken bool
-WITH link AS (
-  INSERT INTO idempotency_records AS r (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until,
-                                         resource_type, resource_id)
-  SELECT $11::uuid, $12::text, $13::text, $14::text, $15::text, 'in_progress', now(),
-         now() + make_interval(secs => $16::float8), now() + make_interval(secs => $17::float8), $18::text, $19::uuid
-  WHERE $11::uuid IS NOT NULL
-  ON CONFLICT (user_id, scope, key) DO UPDATE
-    SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = 'in_progress', response_status = NULL,
-        response_body = NULL, completed_at = NULL, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
-        created_at = CASE WHEN r.id = EXCLUDED.id THEN r.created_at ELSE EXCLUDED.created_at END,
-        expires_at = CASE WHEN r.id = EXCLUDED.id THEN r.expires_at ELSE EXCLUDED.expires_at END,
-        lease_until = EXCLUDED.lease_until
-    WHERE r.expires_at <= now() OR (r.id = EXCLUDED.id AND r.state = 'in_progress')
-  RETURNING r.id
-), budget_clock AS (
-  SELECT date_trunc('minute', now()) AS current
-), budget_previous AS (
-  SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
-), budget_settled AS (
-  SELECT COALESCE((SELECT used FROM budget_previous), 0)
-    + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
-       WHERE b.bucket > now() - interval '61 minutes' AND b.bucket < budget_clock.current - interval '1 minute') AS used
-), budget AS (
-  INSERT INTO agent_budget_buckets AS b (bucket, used)
-  SELECT budget_clock.current, 1 FROM budget_clock, budget_settled WHERE budget_settled.used < $20::int AND ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link))
-  ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
-  WHERE b.used + (SELECT used FROM budget_settled) < $20::int
-  RETURNING b.used
-), created AS (
-  INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
-                      submitted_at, created_at, updated_at)
-  SELECT $1::uuid, $2, $3, 'PENDING', $4::numeric, $5, $6::int, $7, $8, $9, $10, now(), now(), now()
-  WHERE $11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)
-  RETURNING *
-), change AS (
-  INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail)
-  SELECT id, NULL, 'PENDING', 'created', 'Order stored, not yet sent to the provider' FROM created
-  RETURNING id, at
-)
-SELECT trim_scale(created.amount)::text AS amount, created.created_at AS "createdAt", change.id::text AS "changeId",
-  change.at AS "changeAt",
-  pg_notify('order_status', json_build_object('orderId', created.id, 'changeId', change.id::text, 'fromStatus', NULL, 'status', 'PENDING', 'reason', 'created',
-  'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL AS "notified",
-  EXISTS (SELECT 1 FROM budget) AS "budgetTaken"
-FROM created CROSS JOIN change;
-
 -- orders_record_submission (recordSubmission)
 -- answers: status OrderStatus, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, updatedAt timestamptz, changeId text?, changeAt timestamptz?, notified bool?, answerStored bool
 WITH previous AS (
@@ -447,3 +399,85 @@ o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
 o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
 o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
 o.created_at AS "createdAt", o.updated_at AS "updatedAt";
+
+-- orders_create (create)
+-- answers: amount text?, createdAt timestamptz?, changeId text?, changeAt timestamptz?, notified bool?, budgetTaken bool, customerRefused bool, customerLimit int4?, customerUsed int4, customerFreesInMs float8
+WITH link AS (
+  INSERT INTO idempotency_records AS r (id, user_id, scope, key, request_hash, state, created_at, expires_at, lease_until,
+                                         resource_type, resource_id)
+  SELECT $11::uuid, $12::text, $13::text, $14::text, $15::text, 'in_progress', now(),
+         now() + make_interval(secs => $16::float8), now() + make_interval(secs => $17::float8), $18::text, $19::uuid
+  WHERE $11::uuid IS NOT NULL
+  ON CONFLICT (user_id, scope, key) DO UPDATE
+    SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = 'in_progress', response_status = NULL,
+        response_body = NULL, completed_at = NULL, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
+        created_at = CASE WHEN r.id = EXCLUDED.id THEN r.created_at ELSE EXCLUDED.created_at END,
+        expires_at = CASE WHEN r.id = EXCLUDED.id THEN r.expires_at ELSE EXCLUDED.expires_at END,
+        lease_until = EXCLUDED.lease_until
+    WHERE r.expires_at <= now() OR (r.id = EXCLUDED.id AND r.state = 'in_progress')
+  RETURNING r.id
+), budget_clock AS (
+  SELECT date_trunc('minute', now()) AS current
+), budget_previous AS (
+  SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
+), budget_settled AS (
+  SELECT COALESCE((SELECT used FROM budget_previous), 0)
+    + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
+       WHERE b.bucket > now() - interval '61 minutes' AND b.bucket < budget_clock.current - interval '1 minute') AS used
+), customer_limit AS (
+  SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $21::text), $22::int) AS calls
+), customer_previous AS (
+  SELECT b.used FROM customer_budget_buckets b, budget_clock
+  WHERE b.subject = $21::text AND b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
+), customer_counted AS (
+  SELECT COALESCE((SELECT used FROM customer_previous), 0)
+    + COALESCE(sum(b.used) FILTER (WHERE b.bucket < budget_clock.current - interval '1 minute'), 0) AS settled,
+    COALESCE(sum(b.used) FILTER (WHERE b.bucket = budget_clock.current), 0) AS current,
+    min(b.bucket) FILTER (WHERE b.used > 0) AS oldest
+  FROM budget_clock LEFT JOIN customer_budget_buckets b ON b.subject = $21::text AND b.bucket > now() - interval '61 minutes'
+  GROUP BY budget_clock.current
+), customer_fits AS (
+  SELECT $21::text IS NULL OR c.settled + c.current < l.calls AS fits FROM customer_counted c, customer_limit l
+), budget_merchant AS (
+  INSERT INTO agent_budget_buckets AS b (bucket, used)
+  SELECT budget_clock.current, 1 FROM budget_clock, budget_settled, customer_fits
+  WHERE budget_settled.used < $20::int AND customer_fits.fits AND ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link))
+  ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
+  WHERE b.used + (SELECT used FROM budget_settled) < $20::int
+  RETURNING b.used
+), customer_taken AS (
+  INSERT INTO customer_budget_buckets AS b (subject, bucket, used)
+  SELECT $21::text, budget_clock.current, 1 FROM budget_clock, customer_counted, customer_limit
+  WHERE $21::text IS NOT NULL AND EXISTS (SELECT 1 FROM budget_merchant) AND customer_counted.settled < customer_limit.calls
+  ON CONFLICT (subject, bucket) DO UPDATE SET used = b.used + 1
+  WHERE b.used + (SELECT settled FROM customer_counted) < (SELECT calls FROM customer_limit)
+  RETURNING b.used
+), budget AS (
+  SELECT 1 FROM budget_merchant WHERE $21::text IS NULL OR EXISTS (SELECT 1 FROM customer_taken)
+), budget_share AS (
+  SELECT $21::text IS NOT NULL AND ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)) AND NOT EXISTS (SELECT 1 FROM customer_taken)
+      AND (NOT customer_fits.fits OR EXISTS (SELECT 1 FROM budget_merchant)) AS "customerRefused",
+    customer_limit.calls AS "customerLimit",
+    (customer_counted.settled + COALESCE((SELECT used FROM customer_taken), customer_counted.current))::int AS "customerUsed",
+    (EXTRACT(EPOCH FROM (COALESCE(customer_counted.oldest, budget_clock.current) + interval '61 minutes' - now())) * 1000)::float8
+      AS "customerFreesInMs"
+  FROM budget_clock, customer_counted, customer_limit, customer_fits
+), created AS (
+  INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
+                      submitted_at, created_at, updated_at)
+  SELECT $1::uuid, $2, $3, 'PENDING', $4::numeric, $5, $6::int, $7, $8, $9, $10, now(), now(), now()
+  FROM budget_share WHERE ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)) AND NOT budget_share."customerRefused"
+  RETURNING *
+), change AS (
+  INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail)
+  SELECT id, NULL, 'PENDING', 'created', 'Order stored, not yet sent to the provider' FROM created
+  RETURNING id, at
+)
+SELECT trim_scale(created.amount)::text AS amount, created.created_at AS "createdAt", change.id::text AS "changeId",
+  change.at AS "changeAt",
+  CASE WHEN created.id IS NOT NULL
+    THEN pg_notify('order_status', json_build_object('orderId', created.id, 'changeId', change.id::text, 'fromStatus', NULL, 'status', 'PENDING', 'reason', 'created',
+  'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL END AS "notified",
+  EXISTS (SELECT 1 FROM budget) AS "budgetTaken", budget_share."customerRefused", budget_share."customerLimit", budget_share."customerUsed",
+budget_share."customerFreesInMs"
+FROM budget_share LEFT JOIN (created CROSS JOIN change) ON true;

@@ -14,6 +14,7 @@ import {
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import { FinanceTask } from '../common/finance-tasks';
 import type { AuthUser } from '../auth/auth.types';
+import { CUSTOMER_REFUSAL_HEADERS, CUSTOMER_SHARE_HEADERS, SpendsProviderBudget } from '../provider/spends-provider-budget.decorator';
 import { CreateWalletLinkDto, ListWalletLinksQueryDto, WalletLinkDto, WalletLinkPageDto } from './wallet-links.dto';
 import { WalletLinksService } from './wallet-links.service';
 
@@ -27,13 +28,14 @@ export class WalletLinksController {
   // Finance and admin may link any email; a customer only its own (the service checks).
   @Auth('customer', 'finance')
   @FinanceTask('payments', 'Link a wallet user so that distributions can pay them')
+  @SpendsProviderBudget()
   @ApiOperation({
     operationId: 'createWalletLink',
     summary: 'Link a wallet user at the provider',
     description:
       "Calls the provider's link/new with the email and phone, stores the returned matricule and keeps the provider's apikey encrypted (never returned). A customer links only its own email: the token's `email` claim with `email_verified: true` (else 403 `wallet_link_email_not_verified`, before any provider call); finance and admin may link any email. One link per email: a second request for an email already linked here is 409 `wallet_link_exists` (for your own link the problem carries `walletLinkId` and `matricule`), with no provider call. Concurrent requests for one email (on any instance) make one provider call: while it runs, the others are 409 `wallet_link_in_progress` with `Retry-After`; a retry then gets the link (or, if that call failed, makes its own).",
   })
-  @ApiCreatedResponse({ type: WalletLinkDto })
+  @ApiCreatedResponse({ type: WalletLinkDto, headers: CUSTOMER_SHARE_HEADERS })
   @ApiBadRequestResponse({ description: '`validation_failed`: errors by field (email, phone digits only, phoneCountry + and digits)' })
   @ApiConflictResponse({
     description:
@@ -43,7 +45,9 @@ export class WalletLinksController {
     description: '`provider_link_rejected`: the provider refused the link; its message is in `providerMessage`',
   })
   @ApiTooManyRequestsResponse({
-    description: '`provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After); nothing was sent',
+    description:
+      'Nothing was sent: `customer_limit_reached`: your hourly share of provider calls is spent (Retry-After, RateLimit fields); `provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After)',
+    headers: CUSTOMER_REFUSAL_HEADERS,
   })
   @ApiGatewayTimeoutResponse({ description: '`provider_timeout`: the provider did not answer; the link may exist at the provider' })
   create(@CurrentUser() user: AuthUser, @Body() body: CreateWalletLinkDto): Promise<WalletLinkDto> {
