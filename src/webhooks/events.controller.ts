@@ -33,12 +33,12 @@ export class EventsController {
     operationId: 'getEvent',
     summary: 'One event, with its deliveries to each webhook endpoint and every attempt (finance, admin)',
     description:
-      'The event as listed and delivered, and `deliveries`: one per endpoint subscribed when it was written and one per redelivery, each with its status (PENDING, DELIVERED, FAILED), attemptCount, nextAttemptAt and every attempt (`at`, `httpStatus`, `durationMs`, `error`, `responseBody`: the first 1 KiB of the answer).',
+      "The event as listed and delivered, and `deliveries`: one per endpoint subscribed when it was written and one per redelivery, each with its endpoint (`endpointOrigin`: scheme, host and port, for every reader; `endpointUrl`, the whole URL, for admins only: its path or query often carry the receiver's own credentials), its status (PENDING, DELIVERED, FAILED), attemptCount, nextAttemptAt and every attempt (`at`, `httpStatus`, `durationMs`, `error`: never an address the endpoint's host resolved to, `responseBody`: the first 1 KiB of the answer).",
   })
   @ApiOkResponse({ type: EventDetailDto })
   @ApiNotFoundResponse({ description: 'No such event' })
-  findOne(@Param('id') id: string): Promise<EventDetailDto> {
-    return this.events.findOne(id);
+  findOne(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<EventDetailDto> {
+    return this.events.findOne(id, user);
   }
 
   @Post(':id/redeliver')

@@ -91,7 +91,13 @@ export class WebhookAttemptDto {
   @ApiProperty({ example: 87 })
   durationMs: number;
 
-  @ApiProperty({ nullable: true, type: String, example: null, description: 'What went wrong, when something did' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'ECONNREFUSED: the connection was refused',
+    description:
+      "What went wrong, when something did: `HTTP 500`, `timeout: …`, `URL refused: …`, a connection error's code and meaning; never an address the endpoint's host resolved to",
+  })
   error: string | null;
 
   @ApiProperty({ nullable: true, type: String, example: '{"received":true}', description: 'The first 1 KiB of the answer' })
@@ -105,8 +111,18 @@ export class WebhookDeliveryDto {
   @ApiProperty({ example: '5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9', format: 'uuid' })
   endpointId: string;
 
-  @ApiProperty({ example: 'https://merchant.example.com/webhooks/payments' })
-  endpointUrl: string;
+  @ApiProperty({
+    example: 'https://merchant.example.com',
+    description: "The endpoint's origin: scheme, host and port (the port only when it is not the scheme's own)",
+  })
+  endpointOrigin: string;
+
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/webhooks/payments',
+    description:
+      "The endpoint's whole URL, for admins only (absent for finance): its path or query often carry the receiver's own credentials",
+  })
+  endpointUrl?: string;
 
   @ApiProperty({
     enum: WEBHOOK_DELIVERY_STATUSES,

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { auditEventOf } from '../audit/audit.service';
-import type { AuthUser } from '../auth/auth.types';
+import { hasRole, type AuthUser } from '../auth/auth.types';
 import { ConflictError, NotFoundError } from '../common/domain-error';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, toPage, type KeysetPosition } from '../common/pagination';
 import { truncateUtf8 } from '../common/truncate-utf8';
 import type { AppConfig } from '../config/app-config';
+import { withoutAddresses } from './attempt-error';
+import { endpointOrigin } from './endpoint-origin';
 import { eventData } from './event-body';
 import type {
   EventDetailDto,
@@ -45,10 +47,12 @@ export class EventsService {
     return toPage(rows, limit, positionOfEvent, (event) => this.toDto(event));
   }
 
-  async findOne(id: string): Promise<EventDetailDto> {
+  /** The event with its deliveries; each endpoint's whole URL for an admin, its origin only for finance. */
+  async findOne(id: string, user: AuthUser): Promise<EventDetailDto> {
     const detail = EVENT_ID_PATTERN.test(id) ? await this.events.findById(id) : undefined;
     if (!detail) throw new NotFoundError(`No event ${id}.`);
-    return { ...this.toDto(detail.event), deliveries: detail.deliveries.map(toDeliveryDto) };
+    const wholeUrl = hasRole(user, 'admin');
+    return { ...this.toDto(detail.event), deliveries: detail.deliveries.map((d) => toDeliveryDto(d, wholeUrl)) };
   }
 
   async redeliver(user: AuthUser, id: string, body: RedeliverEventDto): Promise<RedeliveriesDto> {
@@ -68,7 +72,7 @@ export class EventsService {
           `Webhook endpoint ${endpointId} is disabled: enable it before redelivering to it.`,
         );
       case 'redelivered':
-        return { deliveries: result.deliveries.map(toDeliveryDto) };
+        return { deliveries: result.deliveries.map((d) => toDeliveryDto(d, true)) };
     }
   }
 
@@ -87,11 +91,17 @@ function positionOfEvent(event: EventRecord): KeysetPosition {
   };
 }
 
-function toDeliveryDto(delivery: WebhookDeliveryRecord): WebhookDeliveryDto {
+/**
+ * A delivery as answered: `endpointUrl` for admins only (`wholeUrl`), `endpointOrigin` for every
+ * reader; an attempt's error without the addresses of rows stored before errors were written without
+ * them (describeAttemptError does it as they are stored now).
+ */
+function toDeliveryDto(delivery: WebhookDeliveryRecord, wholeUrl: boolean): WebhookDeliveryDto {
   return {
     id: delivery.id,
     endpointId: delivery.endpointId,
-    endpointUrl: delivery.endpointUrl,
+    endpointOrigin: endpointOrigin(delivery.endpointUrl),
+    ...(wholeUrl ? { endpointUrl: delivery.endpointUrl } : {}),
     status: delivery.status,
     attemptCount: delivery.attemptCount,
     nextAttemptAt: delivery.nextAttemptAt,
@@ -101,7 +111,7 @@ function toDeliveryDto(delivery: WebhookDeliveryRecord): WebhookDeliveryDto {
       at: attempt.at,
       httpStatus: attempt.httpStatus,
       durationMs: attempt.durationMs,
-      error: attempt.error,
+      error: attempt.error === null ? null : withoutAddresses(attempt.error),
       responseBody: attempt.responseBody === null ? null : truncateUtf8(attempt.responseBody, RESPONSE_BODY_BYTES),
     })),
   };

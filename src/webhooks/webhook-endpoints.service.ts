@@ -10,6 +10,7 @@ import { SecretBox } from '../common/secret-box';
 import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
 import { registerSecretValue } from '../logging/redaction';
+import { endpointOrigin } from './endpoint-origin';
 import { newWebhookSecret } from './webhook-signature';
 import { checkWebhookHost, checkWebhookUrl, WebhookUrlRefused, type WebhookUrlPolicy } from './webhook-url-policy';
 import type {
@@ -179,16 +180,9 @@ const notFound = (id: string) => new NotFoundError(`No webhook endpoint ${id}.`)
 /** Each event type once, in the order given. */
 const distinct = (events: readonly string[]): string[] => [...new Set(events)];
 
-/**
- * The audit trail names the URL's scheme and host only: a receiver's path or query often carries
- * a token of its own, and finance reads the trail.
- */
+/** The audit trail names the URL by its origin (endpointOrigin): finance reads the trail. */
 function auditedUrl(url: string): { urlOrigin: string } {
-  try {
-    return { urlOrigin: new URL(url).origin };
-  } catch {
-    return { urlOrigin: 'unreadable' };
-  }
+  return { urlOrigin: endpointOrigin(url) };
 }
 
 /** What a PATCH changed, for the audit event (a URL as its origin, with whether it changed at all). */

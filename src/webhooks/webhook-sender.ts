@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { truncateUtf8 } from '../common/truncate-utf8';
+import { describeAttemptError } from './attempt-error';
 import { endSpan, startClientSpan, tracingEnabled } from '../tracing/tracing';
 import { checkWebhookUrl, guardedLookup, WebhookUrlRefused, type AgentLookup, type WebhookUrlPolicy } from './webhook-url-policy';
 
@@ -86,7 +87,7 @@ export class WebhookSender {
     try {
       url = checkWebhookUrl(attempt.url, this.policy);
     } catch (error) {
-      const reason = error instanceof WebhookUrlRefused ? error.message : describeError(error);
+      const reason = error instanceof WebhookUrlRefused ? error.message : describeAttemptError(error);
       return { delivered: false, durationMs: elapsed(), error: `URL refused: ${reason}`, gone: false, at };
     }
     const timestamp = Math.floor(at.getTime() / 1000);
@@ -114,7 +115,7 @@ export class WebhookSender {
       if (status === 429 || status === 503) result.retryAfterSeconds = parseRetryAfter(answer.retryAfter, at);
       return result;
     } catch (error) {
-      return { delivered: false, durationMs: elapsed(), error: describeError(error), gone: false, at };
+      return { delivered: false, durationMs: elapsed(), error: describeAttemptError(error), gone: false, at };
     }
   }
 
@@ -214,14 +215,4 @@ function storableHead(bytes: Buffer): string {
   return truncateUtf8(bytes.toString('utf8'), RESPONSE_KEPT_BYTES)
     .replaceAll('\u0000', '\uFFFD')
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-}
-
-// Duck-typed, not `instanceof Error`: node's errors may come from another realm (jest's sandbox).
-function describeError(error: unknown): string {
-  if (typeof error !== 'object' || error === null || typeof (error as Error).message !== 'string') return String(error);
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ETIMEDOUT') return `timeout: ${(error as Error).message}`;
-  if (code === 'ENOTALLOWED') return `URL refused: ${(error as Error).message}`;
-  const message = (error as Error).message;
-  return code ? `${code}: ${message}` : message;
 }

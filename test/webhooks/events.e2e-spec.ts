@@ -143,7 +143,8 @@ describe('the events API', () => {
       expect(mine).toEqual({
         id: delivery.id,
         endpointId: disabled,
-        endpointUrl: expect.stringMatching(/^https:\/\/hooks\.example\.com\//),
+        // Finance sees the origin only: the path of the URL is the receiver's own.
+        endpointOrigin: 'https://hooks.example.com',
         status: 'FAILED',
         attemptCount: 2,
         nextAttemptAt: delivery.nextAttemptAt.toISOString(),
@@ -181,7 +182,8 @@ describe('the events API', () => {
         {
           id: expect.any(String),
           endpointId: target,
-          endpointUrl: expect.any(String),
+          endpointOrigin: 'https://hooks.example.com',
+          endpointUrl: expect.stringMatching(/^https:\/\/hooks\.example\.com\/[0-9a-f-]{36}$/),
           status: 'PENDING',
           attemptCount: 0,
           nextAttemptAt: expect.any(String),

@@ -822,7 +822,7 @@ export interface paths {
         };
         /**
          * One event, with its deliveries to each webhook endpoint and every attempt (finance, admin)
-         * @description The event as listed and delivered, and `deliveries`: one per endpoint subscribed when it was written and one per redelivery, each with its status (PENDING, DELIVERED, FAILED), attemptCount, nextAttemptAt and every attempt (`at`, `httpStatus`, `durationMs`, `error`, `responseBody`: the first 1 KiB of the answer).
+         * @description The event as listed and delivered, and `deliveries`: one per endpoint subscribed when it was written and one per redelivery, each with its endpoint (`endpointOrigin`: scheme, host and port, for every reader; `endpointUrl`, the whole URL, for admins only: its path or query often carry the receiver's own credentials), its status (PENDING, DELIVERED, FAILED), attemptCount, nextAttemptAt and every attempt (`at`, `httpStatus`, `durationMs`, `error`: never an address the endpoint's host resolved to, `responseBody`: the first 1 KiB of the answer).
          */
         get: operations["getEvent"];
         put?: never;
@@ -2581,8 +2581,8 @@ export interface components {
             /** @example 87 */
             durationMs: number;
             /**
-             * @description What went wrong, when something did
-             * @example null
+             * @description What went wrong, when something did: `HTTP 500`, `timeout: …`, `URL refused: …`, a connection error's code and meaning; never an address the endpoint's host resolved to
+             * @example ECONNREFUSED: the connection was refused
              */
             error: string | null;
             /**
@@ -2602,8 +2602,16 @@ export interface components {
              * @example 5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9
              */
             endpointId: string;
-            /** @example https://merchant.example.com/webhooks/payments */
-            endpointUrl: string;
+            /**
+             * @description The endpoint's origin: scheme, host and port (the port only when it is not the scheme's own)
+             * @example https://merchant.example.com
+             */
+            endpointOrigin: string;
+            /**
+             * @description The endpoint's whole URL, for admins only (absent for finance): its path or query often carry the receiver's own credentials
+             * @example https://merchant.example.com/webhooks/payments
+             */
+            endpointUrl?: string;
             /**
              * @description PENDING (to be attempted at nextAttemptAt), DELIVERED (a 2xx answer), FAILED (out of retries)
              * @example DELIVERED
