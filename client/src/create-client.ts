@@ -92,9 +92,11 @@ export function createClient(options: ClientOptions): MerchantClient {
       return call(operation, { pathParams, body, options: args[next] ?? {} });
     };
   }
+  const client = methods as unknown as OperationMethods;
+  const currentStatus = async (orderId: string, signal?: AbortSignal) => (await client.getOrder(orderId, { signal })).status;
   return {
-    ...(methods as unknown as OperationMethods),
-    watchOrder: (orderId, watchOptions) => watchOrder({ baseUrl, fetch: doFetch, bearer }, orderId, watchOptions),
+    ...client,
+    watchOrder: (orderId, watchOptions) => watchOrder({ baseUrl, fetch: doFetch, bearer, currentStatus }, orderId, watchOptions),
   };
 }
 

@@ -33,6 +33,8 @@ interface StreamContext {
   baseUrl: string;
   fetch: typeof fetch;
   bearer: () => Promise<Record<string, string>>;
+  /** The order's status now (getOrder). */
+  currentStatus: (orderId: string, signal?: AbortSignal) => Promise<OrderStatus>;
 }
 
 export async function* watchOrder(
@@ -61,12 +63,19 @@ export async function* watchOrder(
         const named = retryAfterSeconds(response.headers);
         waitMs = named === undefined ? undefined : named * 1000;
       } else {
-        for await (const event of statusEvents(response.body, (ms) => (retryMs = ms))) {
+        let told = false;
+        let events = 0;
+        const onRetry = (ms: number) => ((retryMs = ms), (told = true));
+        for await (const event of statusEvents(response.body, onRetry)) {
           lastEventId = event.eventId;
           barren = 0;
+          events++;
           yield event;
           if (FINAL_STATUSES.includes(event.status)) return;
         }
+        // Ended with nothing and no `retry:`: the service ends a resumed stream at once when the
+        // given event was the final one. A proxy closing the connection looks the same: ask the order.
+        if (events === 0 && !told && FINAL_STATUSES.includes(await context.currentStatus(orderId, signal))) return;
       }
     } catch (error) {
       if (signal?.aborted) throw abortReason(signal);

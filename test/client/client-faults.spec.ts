@@ -193,6 +193,33 @@ describe('watchOrder', () => {
     expect(server.requests[1].at - server.requests[0].at).toBeGreaterThanOrEqual(380);
   });
 
+  it('a stream that ends with nothing and no `retry:` ends the watch when the order is final, and is resumed when it is not', async () => {
+    const orderIs =
+      (status: string): Handler =>
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'o1', status }));
+      };
+    // Resumed after the final event: the service ends at once; the order says SUCCEEDED.
+    server = await scriptedServer([sse(''), orderIs('SUCCEEDED')]);
+    const none: OrderStatusEvent[] = [];
+    for await (const event of clientOf(server.baseUrl).watchOrder('o1', { lastEventId: '9' })) none.push(event);
+    expect(none).toEqual([]);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/orders/o1/events', '/v1/orders/o1']);
+    await server.close();
+
+    // A proxy cut the stream: the order is still PROCESSING, so the watch goes on.
+    server = await scriptedServer([sse(''), orderIs('PROCESSING'), sse(statusEvent(9, 'SUCCEEDED', 'PROCESSING'))]);
+    const events: string[] = [];
+    for await (const event of clientOf(server.baseUrl).watchOrder('o1', { lastEventId: '8', retryMs: 50 })) events.push(event.status);
+    expect(events).toEqual(['SUCCEEDED']);
+    expect(server.requests.map((r) => [r.url, r.headers['last-event-id']])).toEqual([
+      ['/v1/orders/o1/events', '8'],
+      ['/v1/orders/o1', undefined],
+      ['/v1/orders/o1/events', '8'],
+    ]);
+  });
+
   it('throws a problem that will not change (401, 404) at once, and stops when aborted', async () => {
     server = await scriptedServer([problem(401, 'unauthorized')]);
     await expect(clientOf(server.baseUrl).watchOrder('o1').next()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
