@@ -7,6 +7,7 @@ import { openTelemetryProblems } from '../tracing/tracing';
 import { customerHourlyLimit } from './customer-budget-settings';
 import { checkOidcSettings, type OidcSettings } from './oidc-settings';
 import { readRetentionSettings, type RetentionSettings } from './retention-settings';
+import { replicaSettings, type ReplicaSettings } from './replica-config';
 import { WEBHOOK_MAX_IN_FLIGHT, type WebhookSettings } from './webhook-settings';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -47,6 +48,8 @@ export interface AppConfig {
   databaseDirectUrl?: string;
   /** `pgbouncer=true` on DATABASE_URL: a transaction-mode pooler, through which nothing may rely on session state. */
   databasePooled: boolean;
+  /** DATABASE_REPLICA_URL and its lag bound: the standby of the finance reads (replica-config.ts); absent, every read is on the primary. */
+  databaseReplica?: ReplicaSettings;
   embeddedDataDir: string;
   provider: {
     /** Absent: the built-in provider sandbox is started in-process. */
@@ -402,6 +405,11 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     databaseUrl,
     databaseDirectUrl,
     databasePooled,
+    databaseReplica: replicaSettings(
+      url('DATABASE_REPLICA_URL', read('DATABASE_REPLICA_URL')),
+      integer('DATABASE_REPLICA_MAX_LAG_SECONDS', 5, 1, 3600),
+      { databaseUrl, problems },
+    ),
     embeddedDataDir: read('EMBEDDED_DATA_DIR') ?? '.data/pglite',
     provider: {
       baseUrl,
