@@ -1,7 +1,7 @@
 /**
  * Three tiers, three jest projects. `npm test` runs `unit` and `integration` (`--selectProjects`);
  * `perf` runs only when asked for (`npm run test:perf`, or a `*.perf-spec.ts` path given to jest);
- * so do `chaos`, `pooler` and `system`, each its own CI step.
+ * so do `chaos`, `pooler`, `replica` and `system`, each its own CI step.
  * docs/testing.md describes them.
  * - `unit`: the specs next to the code (`src/**\/*.spec.ts`). Pure logic and services with fake
  *   repositories and clients: no global setup, no database, no application. `npm run test:unit`.
@@ -75,6 +75,17 @@ const projects = [
     testMatch: ['**/*.pooler-spec.ts'],
     testPathIgnorePatterns: ['/node_modules/'],
     ...integrationDatabase,
+  },
+  {
+    ...shared,
+    // test/replica/finance-reads.replica-spec.ts: a private primary and its streaming standby
+    // (PostgreSQL 15's initdb, pg_basebackup -R, pg_ctl, run as the postgres OS user), the finance
+    // reads on the standby, its replay paused, the standby stopped; `npx jest --selectProjects
+    // replica`, its own CI step. It starts and removes its own servers: no global setup.
+    displayName: 'replica',
+    roots: ['<rootDir>/test'],
+    testMatch: ['**/*.replica-spec.ts'],
+    testPathIgnorePatterns: ['/node_modules/'],
   },
   {
     ...shared,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
 import { PrismaService, type TransactionRun } from '../database/prisma.service';
+import { ReplicaReads } from '../database/replica-reads.service';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditEventRecord, type AuditFilter, type NewAuditEvent } from './audit.types';
 
@@ -72,15 +73,22 @@ export async function appendAuditEvent(run: TransactionRun, event: NewAuditEvent
 /** The audit trail: insert and read only (the table refuses UPDATE, DELETE and TRUNCATE by trigger). */
 @Injectable()
 export class AuditRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly financeReads: ReplicaReads,
+  ) {}
 
   async append(event: NewAuditEvent): Promise<AuditEventRecord> {
     const [row] = await this.prisma.run(APPEND, appendValues(event));
     return toRecord(row);
   }
 
+  /** A finance read: on the replica while it is fresh. */
   async list(filter: AuditFilter, page: PageRequest): Promise<AuditEventRecord[]> {
-    const rows = await this.prisma.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
+    const rows = await this.financeReads.run(
+      keysetListStatementFor(LIST, LIST_FILTERS, filter),
+      keysetListValues(LIST_FILTERS, filter, page),
+    );
     return rows.map(toRecord);
   }
 }

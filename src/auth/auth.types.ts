@@ -1,3 +1,5 @@
+import type { ListReader } from '../database/replica-reads.service';
+
 /** The roles of the merchant API contract ("Authentication and roles"). */
 export const ROLES = ['customer', 'finance', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -36,6 +38,11 @@ export function canReadAll(user: AuthUser): boolean {
 /** Who sees a resource: its owner, finance and admin. To anyone else it does not exist (404, never 403). */
 export function canSee(user: AuthUser, ownerId: string): boolean {
   return canReadAll(user) || ownerId === user.id;
+}
+
+/** Who a list is read for, by the same rule: finance and admin read on the finance replica (when there is one), a customer on the primary. */
+export function listReaderOf(user: AuthUser): ListReader {
+  return canReadAll(user) ? 'finance' : 'customer';
 }
 
 /** The owner a list is limited to by the same rule: the caller for a customer, nobody in particular for finance and admin. */

@@ -3,6 +3,7 @@ import type { PageRequest } from '../common/pagination';
 import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
 import { PrismaService } from '../database/prisma.service';
+import { ReplicaReads } from '../database/replica-reads.service';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { PURGE_STATEMENT_TIMEOUT_MS } from '../database/transaction-limits';
 import { CALLBACK_RESULTS, ORDER_CALLBACKS, type OrderCallbacks } from '../orders/order-callbacks.port';
@@ -88,6 +89,7 @@ const PURGE_REJECTED = sqlStatement(
 export class CallbacksRepository {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly financeReads: ReplicaReads,
     @Inject(ORDER_CALLBACKS) private readonly orders: OrderCallbacks,
   ) {}
 
@@ -122,8 +124,12 @@ export class CallbacksRepository {
     });
   }
 
+  /** A finance read: on the replica while it is fresh. */
   async list(filter: CallbackFilter, page: PageRequest): Promise<CallbackRecord[]> {
-    const rows = await this.prisma.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
+    const rows = await this.financeReads.run(
+      keysetListStatementFor(LIST, LIST_FILTERS, filter),
+      keysetListValues(LIST_FILTERS, filter, page),
+    );
     return rows.map(toCallback);
   }
 

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
-import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
+import { canSee, listReaderOf, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError } from '../common/domain-error';
+import { ERASED_MARK } from '../common/erased-mark';
 import { SecretBox } from '../common/secret-box';
 import { unsafeTextReason } from '../common/validation';
 import type { AppConfig } from '../config/app-config';
@@ -16,6 +17,7 @@ import { afterCursor, DEFAULT_PAGE_SIZE, positionOf, toPage, UUID_PATTERN, type 
 import type { CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto } from './card-users.dto';
 import type { CardOperationPageDto, ListCardOperationsQueryDto } from './card-operations.dto';
 import { CardsRepository } from './cards.repository';
+import { CardListsRepository } from './card-lists.repository';
 
 /** Purpose bound to the sealed id number: a value sealed for another column does not open here. */
 export const ID_NUMBER_PURPOSE = 'card_users.id_number';
@@ -30,6 +32,7 @@ export class CardUsersService {
 
   constructor(
     private readonly repository: CardsRepository,
+    private readonly lists: CardListsRepository,
     private readonly provider: CardsClient,
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
@@ -121,6 +124,8 @@ export class CardUsersService {
   async get(user: AuthUser, id: string): Promise<CardUserDetailDto> {
     let cardUser = await this.findVisible(user, id);
     let refreshed = false;
+    // An erased card user (ERASED_MARK) is not asked for: the provider's answer would bring back, and log, what was erased.
+    if (cardUser.email === ERASED_MARK) return { ...toCardUserDto(cardUser, await this.repository.cardsOfUser(cardUser.id)), refreshed };
     try {
       const details = await this.provider.getUser(cardUser.providerReference);
       cardUser = await this.repository.refreshCardUser(cardUser.id, readUserDetails(details));
@@ -139,12 +144,13 @@ export class CardUsersService {
   /** Own card users (customer) or all (finance, admin), newest first. */
   async list(user: AuthUser, query: PageQueryDto): Promise<CardUserPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.repository.listCardUsers(
+    const rows = await this.lists.listCardUsers(
+      listReaderOf(user),
       { ownerId: visibleOwnerOf(user) },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
     const page = toPage(rows, limit, positionOf, (u) => u);
-    const cards = await Promise.all(page.items.map((u) => this.repository.cardsOfUser(u.id)));
+    const cards = await Promise.all(page.items.map((u) => this.lists.cardsOfUser(listReaderOf(user), u.id)));
     return { items: page.items.map((u, i) => toCardUserDto(u, cards[i])), nextCursor: page.nextCursor };
   }
 
@@ -152,7 +158,8 @@ export class CardUsersService {
   async operations(user: AuthUser, id: string, query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
     const cardUser = await this.findVisible(user, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.repository.listOperations(
+    const rows = await this.lists.listOperations(
+      listReaderOf(user),
       { cardUserId: cardUser.id, kind: query.kind, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );

@@ -8,6 +8,7 @@ import { CardUsersController } from './card-users.controller';
 import { CardUsersService } from './card-users.service';
 import { CardOperationsController, CardsController } from './cards.controller';
 import { CardsRepository } from './cards.repository';
+import { CardListsRepository } from './card-lists.repository';
 import { CardsService } from './cards.service';
 import { CardOperationRunner } from './card-operation-runner';
 import { ChangeCardStateUseCase } from './change-card-state.use-case';
@@ -26,6 +27,7 @@ import { SyncCardUseCase } from './sync-card.use-case';
     ChangeCardStateUseCase,
     SyncCardUseCase,
     CardsRepository,
+    CardListsRepository,
   ],
   exports: [CardsService, CardUsersService, CardsRepository],
 })

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { NewAuditEvent } from '../audit/audit.types';
-import type { PageRequest } from '../common/pagination';
-import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
+import { keysetListStatements, type ListFilter } from '../database/list-queries';
 import { PrismaService } from '../database/prisma.service';
 import { column, sqlStatement } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
@@ -100,8 +99,8 @@ const CARD_USER_REFRESH = sqlStatement(
   CARD_USER_COLUMNS,
 );
 
-const CARD_USER_FILTERS: readonly ListFilter<CardUserFilter>[] = [['ownerId', 'owner', (n) => `u.owner_id = $${n}::text`]];
-const CARD_USER_LIST = keysetListStatements({
+export const CARD_USER_FILTERS: readonly ListFilter<CardUserFilter>[] = [['ownerId', 'owner', (n) => `u.owner_id = $${n}::text`]];
+export const CARD_USER_LIST = keysetListStatements({
   repository,
   usedBy: 'listCardUsers',
   prefix: 'card_users_page',
@@ -123,7 +122,7 @@ const CARD_FIND = sqlStatement(
   CARD_COLUMNS,
 );
 
-const CARDS_OF_USER = sqlStatement(
+export const CARDS_OF_USER = sqlStatement(
   repository,
   'cardsOfUser',
   'cards_of_user',
@@ -132,12 +131,12 @@ const CARDS_OF_USER = sqlStatement(
   CARD_COLUMNS,
 );
 
-const CARD_FILTERS: readonly ListFilter<CardFilter>[] = [
+export const CARD_FILTERS: readonly ListFilter<CardFilter>[] = [
   ['ownerId', 'owner', (n) => `c.owner_id = $${n}::text`],
   ['cardUserId', 'user', (n) => `c.card_user_id = $${n}::uuid`],
   ['status', 'status', (n) => `c.status = $${n}::"CardStatus"`],
 ];
-const CARD_LIST = keysetListStatements({
+export const CARD_LIST = keysetListStatements({
   repository,
   usedBy: 'listCards',
   prefix: 'cards_page',
@@ -275,13 +274,13 @@ const OPERATION_FIND = sqlStatement(
   OPERATION_COLUMNS,
 );
 
-const OPERATION_FILTERS: readonly ListFilter<CardOperationFilter>[] = [
+export const OPERATION_FILTERS: readonly ListFilter<CardOperationFilter>[] = [
   ['cardUserId', 'user', (n) => `o.card_user_id = $${n}::uuid`],
   ['cardId', 'card', (n) => `o.card_id = $${n}::uuid`],
   ['kind', 'kind', (n) => `o.kind = $${n}::"CardOperationKind"`],
   ['status', 'status', (n) => `o.status = $${n}::"CardOperationStatus"`],
 ];
-const OPERATION_LIST = keysetListStatements({
+export const OPERATION_LIST = keysetListStatements({
   repository,
   usedBy: 'listOperations',
   prefix: 'card_operations_page',
@@ -304,7 +303,7 @@ const CARD_STATUS_OF_RESOLUTION = sqlStatement(
 );
 
 /**
- * Card users, cards and card operations: the only place of this area that reaches PostgreSQL.
+ * Card users, cards and card operations: with CardListsRepository (their lists), the only places of this area that reach PostgreSQL.
  * Nothing here ever receives a full card number or a CVV (the service keeps them out of every argument).
  */
 @Injectable()
@@ -360,11 +359,6 @@ export class CardsRepository {
     return toCardUser(row);
   }
 
-  async listCardUsers(filter: CardUserFilter, page: PageRequest): Promise<CardUserRecord[]> {
-    const statement = keysetListStatementFor(CARD_USER_LIST, CARD_USER_FILTERS, filter);
-    return (await this.prisma.run(statement, keysetListValues(CARD_USER_FILTERS, filter, page))).map(toCardUser);
-  }
-
   // ------------------------------------------------------------------ cards
 
   async findCard(id: string): Promise<CardRecord | undefined> {
@@ -374,11 +368,6 @@ export class CardsRepository {
 
   async cardsOfUser(cardUserId: string): Promise<CardRecord[]> {
     return (await this.prisma.run(CARDS_OF_USER, [cardUserId])).map(toCard);
-  }
-
-  async listCards(filter: CardFilter, page: PageRequest): Promise<CardRecord[]> {
-    const statement = keysetListStatementFor(CARD_LIST, CARD_FILTERS, filter);
-    return (await this.prisma.run(statement, keysetListValues(CARD_FILTERS, filter, page))).map(toCard);
   }
 
   /**
@@ -492,11 +481,6 @@ export class CardsRepository {
   async findOperation(id: string): Promise<CardOperationRecord | undefined> {
     const [row] = await this.prisma.run(OPERATION_FIND, [id]);
     return row && toOperation(row);
-  }
-
-  async listOperations(filter: CardOperationFilter, page: PageRequest): Promise<CardOperationRecord[]> {
-    const statement = keysetListStatementFor(OPERATION_LIST, OPERATION_FILTERS, filter);
-    return (await this.prisma.run(statement, keysetListValues(OPERATION_FILTERS, filter, page))).map(toOperation);
   }
 
   /**

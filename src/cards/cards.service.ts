@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
-import { canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
+import { canSee, listReaderOf, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { Money } from '../common/money';
 import { validateAmountForCurrency } from '../common/money.validator';
@@ -29,6 +29,7 @@ import { isZeroAmount } from './cards.dto';
 import { CardCreationIncompleteError, CardProviderError } from './cards.errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CardsRepository } from './cards.repository';
+import { CardListsRepository } from './card-lists.repository';
 import { CardOperationRunner } from './card-operation-runner';
 
 export const FIRST_ANSWER_NOTE = 'cardNumber and cvv are shown only in this first answer: they are not stored and cannot be shown again';
@@ -63,6 +64,7 @@ export class CardsService implements OnModuleInit {
 
   constructor(
     private readonly repository: CardsRepository,
+    private readonly lists: CardListsRepository,
     private readonly cardUsers: CardUsersService,
     private readonly provider: CardsClient,
     config: ConfigService<AppConfig, true>,
@@ -179,7 +181,8 @@ export class CardsService implements OnModuleInit {
 
   async list(user: AuthUser, query: ListCardsQueryDto): Promise<CardPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.repository.listCards(
+    const rows = await this.lists.listCards(
+      listReaderOf(user),
       { ownerId: visibleOwnerOf(user), cardUserId: query.cardUserId, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );
@@ -189,7 +192,8 @@ export class CardsService implements OnModuleInit {
   async operations(user: AuthUser, id: string, query: ListCardOperationsQueryDto): Promise<CardOperationPageDto> {
     const card = await this.runner.findVisible(user, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.repository.listOperations(
+    const rows = await this.lists.listOperations(
+      listReaderOf(user),
       { cardId: card.id, kind: query.kind, status: query.status },
       { limit: limit + 1, after: afterCursor(query.cursor) },
     );

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import type { AppConfig } from '../config/app-config';
 import { currentRequestId } from '../logging/request-context';
-import { endSpan, failureTypeOf, inSpan, startStatementSpan } from '../tracing/tracing';
+import { inSpan, startStatementSpan } from '../tracing/tracing';
+import { sendStatement } from './send-statement';
 import type { SqlStatement, StatementRow } from './sql-statement';
 
 export const DATABASE_POOL_SIZE = 10;
@@ -134,29 +135,13 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     return () => this.listeners.delete(listener);
   }
 
-  /**
-   * Through pg's callback API, not its promise API. With the promise API (pg 8.23) the rows of
-   * every result outlived their request: they survived young-generation collections until the next
-   * full one (about 2 MB promoted per scavenge while serving pages of orders, each scavenge pausing
-   * 5 to 10 ms: most of the lists' p99 then), where the callback API lets them die young.
-   * test/perf/result-lifetime.perf-spec.ts measures it.
-   */
   private send<S extends SqlStatement>(client: PoolClient, statement: S, values: unknown[]) {
-    type Row = StatementRow<S> & QueryResultRow;
-    const span = startStatementSpan(statement.name, statement.text);
-    return new Promise<{ rows: Row[]; count: number }>((resolve, reject) => {
-      client.query<Row>(
-        {
-          name: this.unnamedStatements ? undefined : `${statement.name}_${this.statementNames.get(client)}`,
-          text: statement.text,
-          values,
-        },
-        (error: Error | undefined, result: QueryResult<Row>) => {
-          if (span) endSpan(span, {}, error && failureTypeOf(error));
-          return error ? reject(error) : resolve({ rows: result.rows, count: result.rowCount ?? 0 });
-        },
-      );
-    });
+    return sendStatement(
+      client,
+      statement,
+      values,
+      this.unnamedStatements ? undefined : `${statement.name}_${this.statementNames.get(client)}`,
+    );
   }
 
   private instrument(client: PoolClient): void {

@@ -5,6 +5,7 @@ import type { NewAuditEvent } from '../audit/audit.types';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
 import { PrismaService } from '../database/prisma.service';
+import { ReplicaReads } from '../database/replica-reads.service';
 import type { Proven, SameValues } from '../database/same-values';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
@@ -179,7 +180,10 @@ const LIST = keysetListStatements({
 /** Distributions and their shares: the only place of this area that reaches PostgreSQL. */
 @Injectable()
 export class DistributionsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly financeReads: ReplicaReads,
+  ) {}
 
   /**
    * Stores the distribution PENDING with every share, in one statement, before anything is sent.
@@ -245,9 +249,10 @@ export class DistributionsRepository {
     return row && toRecord(row);
   }
 
+  /** A finance read: on the replica while it is fresh. */
   async list(filter: DistributionFilter, page: PageRequest): Promise<DistributionRecord[]> {
     const statement = keysetListStatementFor(LIST, LIST_FILTERS, filter);
-    return (await this.prisma.run(statement, keysetListValues(LIST_FILTERS, filter, page))).map(toRecord);
+    return (await this.financeReads.run(statement, keysetListValues(LIST_FILTERS, filter, page))).map(toRecord);
   }
 
   /**

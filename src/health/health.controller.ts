@@ -24,7 +24,7 @@ export class HealthController {
     operationId: 'getHealthReady',
     summary: 'Readiness: database reachable and every migration applied',
     description:
-      'No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After. From SIGTERM on, 503 at once while the instance keeps serving for SHUTDOWN_DRAIN_MS, so that a load balancer takes it out of rotation.',
+      "No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After. From SIGTERM on, 503 at once while the instance keeps serving for SHUTDOWN_DRAIN_MS, so that a load balancer takes it out of rotation. `checks.replica` shows the finance reads' replica (state and lag); it never makes the instance unready.",
   })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({ description: 'problem+json `not_ready`' })

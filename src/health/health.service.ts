@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/domain-error';
 import { migrationNamesOnDisk } from '../database/migrator';
+import type { ReplicaStatus } from '../database/replica-lag';
+import { ReplicaReads } from '../database/replica-reads.service';
 import { HealthRepository } from './health.repository';
 
 export interface ReadinessReport {
   status: 'ok';
-  checks: { database: 'up'; migrations: 'applied' };
+  /** The replica is shown, never required: without it finance reads run on the primary. */
+  checks: { database: 'up'; migrations: 'applied'; replica: ReplicaStatus };
 }
 
 export class NotReadyError extends DomainError {
@@ -20,7 +23,10 @@ export class HealthService {
   private expectedMigrations?: Promise<string[]>;
   private draining = false;
 
-  constructor(private readonly repository: HealthRepository) {}
+  constructor(
+    private readonly repository: HealthRepository,
+    private readonly replica: ReplicaReads,
+  ) {}
 
   /**
    * The instance is shutting down: from now on readiness answers 503 at once, without asking the
@@ -49,6 +55,6 @@ export class HealthService {
     ]);
     const missing = expected.filter((name) => !applied.includes(name));
     if (missing.length > 0) throw new NotReadyError(`Migrations not applied: ${missing.join(', ')}. Run npm run db:migrate.`);
-    return { status: 'ok', checks: { database: 'up', migrations: 'applied' } };
+    return { status: 'ok', checks: { database: 'up', migrations: 'applied', replica: this.replica.status() } };
   }
 }

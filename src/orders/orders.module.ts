@@ -13,6 +13,7 @@ import { OrderExpiryJob } from './order-expiry.job';
 import { OrderStreams } from './order-streams';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
+import { OrderListsRepository } from './order-lists.repository';
 import { OrdersService } from './orders.service';
 
 @Module({
@@ -20,6 +21,7 @@ import { OrdersService } from './orders.service';
   providers: [
     OrdersService,
     OrdersRepository,
+    OrderListsRepository,
     OrderEventsService,
     OrderStreams,
     OrderExpiryJob,

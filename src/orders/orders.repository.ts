@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { PageRequest } from '../common/pagination';
-import { keysetListStatementFor, keysetListValues } from '../database/list-queries';
 import { PrismaService, type TransactionRun } from '../database/prisma.service';
 import { idempotencyLinkValues, type IdempotencyClaim } from '../idempotency/idempotency.repository';
 import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
@@ -17,7 +15,6 @@ import {
   type ManualOrderOutcome,
   type NewOrder,
   type OrderDetailRecord,
-  type OrderFilter,
   type OrderRecord,
   type OrderStatus,
   type OrderStatusEvent,
@@ -34,8 +31,6 @@ import {
   FIND_ORDER,
   FIND_ORDER_DETAIL,
   FLAG_FOR_REVIEW,
-  LIST_FILTERS,
-  LIST_ORDERS,
   LOCK_ORDER,
   ORDER_HISTORY,
   RECORD_CHANGE,
@@ -46,7 +41,6 @@ import {
 } from './orders.statements';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import type { Proven, SameValues } from '../database/same-values';
-import type { StatementRow } from '../database/sql-statement';
 import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
 
 /** ORDER_STATUSES (order.types.ts) is the database enum, value for value. */
@@ -63,12 +57,6 @@ export interface InlineAnswer {
   textBeforeUpdatedAt: string;
   textAfterUpdatedAt: string;
 }
-
-/**
- * An order as lists and the CSV export read it (LIST_ORDERS): what they show, the times already as
- * ISO text (the format of Date#toISOString), the amount as stored.
- */
-export type OrderListRow = StatementRow<(typeof LIST_ORDERS)[number]>;
 
 export const ORDER_EVENTS_CHANNEL = 'order_status';
 /** The resource type of an order on its idempotency record. */
@@ -235,14 +223,6 @@ export class OrdersRepository {
     const orderIds = positions.map((p) => p.orderId);
     const afterIds = positions.map((p) => p.afterChangeId.toString());
     return withBigIntIds(await this.prisma.run(CHANGES_AFTER, [orderIds, afterIds]));
-  }
-
-  /**
-   * A page of orders (or a batch of the CSV export), newest first; every set of filters is served by
-   * its index in keyset order (see LIST_ORDERS).
-   */
-  async list(filter: OrderFilter, page: PageRequest): Promise<OrderListRow[]> {
-    return this.prisma.run(keysetListStatementFor(LIST_ORDERS, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
   }
 
   /**

@@ -21,6 +21,7 @@ import type { OrderStreams } from './order-streams';
 import type { NewOrder, OrderRecord, OrderStatusEvent, SubmissionOutcome } from './order.types';
 import type { CreateOrderDto } from './orders.dto';
 import type { OrdersRepository } from './orders.repository';
+import type { OrderListsRepository } from './order-lists.repository';
 import { OrdersService } from './orders.service';
 import { provesNotSent } from '../provider/provider.errors';
 
@@ -92,6 +93,7 @@ function serviceAnswering(answer: () => Promise<PayinEnvelope>) {
   const config = new ConfigService<AppConfig, true>({ currencies: { XAF: { code: 'XAF', decimals: 0, maxAmount: '1000000' } } });
   const service = new OrdersService(
     orders as unknown as OrdersRepository,
+    {} as OrderListsRepository,
     { collect: answer } as unknown as PayinClient,
     { urlsFor: () => ({ successUrl: 'https://bff/s', failureUrl: 'https://bff/f' }) } as unknown as CallbackUrlsService,
     { publishLocal: (event: OrderStatusEvent) => published.push(event) } as unknown as OrderEventsService,

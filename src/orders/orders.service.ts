@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
-import { canReadAll, canSee, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
+import { canReadAll, canSee, listReaderOf, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
 import { NotFoundError, ValidationFailedError } from '../common/domain-error';
 import { csvCell, csvDecimalCell, csvRow } from '../common/csv';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
@@ -21,7 +21,8 @@ import { OrderStreams, type OrderStreamClient } from './order-streams';
 import { ORDER_STATUSES, type NewOrder, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService, jsonTextAround } from '../idempotency/idempotency.service';
-import { ORDER_RESOURCE, OrdersRepository, submittedOrder, type OrderListRow } from './orders.repository';
+import { ORDER_RESOURCE, OrdersRepository, submittedOrder } from './orders.repository';
+import { OrderListsRepository, type OrderListRow } from './order-lists.repository';
 import { toOrderDto } from './order-mappers';
 
 /**
@@ -77,6 +78,7 @@ export class OrdersService implements OnModuleInit {
 
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly orderLists: OrderListsRepository,
     private readonly payin: PayinClient,
     private readonly callbackUrls: CallbackUrlsService,
     private readonly events: OrderEventsService,
@@ -238,7 +240,7 @@ export class OrdersService implements OnModuleInit {
   async list(user: AuthUser, query: ListOrdersQueryDto): Promise<OrderPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const filter = filterFor(user, query, this.reportsTimeZone);
-    const rows = await this.orders.list(filter, { limit: limit + 1, after: afterCursor(query.cursor) });
+    const rows = await this.orderLists.list(filter, { limit: limit + 1, after: afterCursor(query.cursor) }, listReaderOf(user));
     return toPage(rows, limit, positionOf, (o) => this.toDto(o));
   }
 
@@ -250,14 +252,14 @@ export class OrdersService implements OnModuleInit {
   async *exportCsv(user: AuthUser, query: ListOrdersQueryDto): AsyncGenerator<string> {
     const filter = filterFor(user, query, this.reportsTimeZone);
     yield csvRow(CSV_COLUMNS);
-    let next = this.orders.list(filter, { limit: EXPORT_BATCH_SIZE });
+    let next = this.orderLists.list(filter, { limit: EXPORT_BATCH_SIZE }, listReaderOf(user));
     for (;;) {
       const batch = await next;
       const last = batch[batch.length - 1];
       if (!last) return;
       const more = batch.length === EXPORT_BATCH_SIZE;
       if (more) {
-        next = this.orders.list(filter, { limit: EXPORT_BATCH_SIZE, after: positionOf(last) });
+        next = this.orderLists.list(filter, { limit: EXPORT_BATCH_SIZE, after: positionOf(last) }, listReaderOf(user));
         // A client leaving mid-export ends this generator before the read ahead is awaited: its failure is nobody's then.
         next.catch(() => undefined);
       }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { ReplicaReads } from '../database/replica-reads.service';
 import { column, sqlStatement, type StatementRow } from '../database/sql-statement';
 
 /** The SQL of ReportsRepository and AttentionRepository, written out (listed in src/queries/reports.repository.sql). */
@@ -29,10 +30,11 @@ const ORDER_SUMMARY = sqlStatement(
 
 @Injectable()
 export class ReportsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly financeReads: ReplicaReads) {}
 
+  /** A finance read: on the replica while it is fresh. */
   async orderSummary(from?: Date, to?: Date): Promise<SummaryRow[]> {
-    return this.prisma.run(ORDER_SUMMARY, [from ?? '-infinity', to ?? 'infinity']);
+    return this.financeReads.run(ORDER_SUMMARY, [from ?? '-infinity', to ?? 'infinity']);
   }
 }
 
@@ -223,14 +225,18 @@ export type WaitingRow = StatementRow<typeof WAITING_GAUGES>;
  */
 @Injectable()
 export class AttentionRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly financeReads: ReplicaReads,
+  ) {}
 
+  /** A finance read: on the replica while it is fresh. */
   async attention(limit: number, stalePendingSeconds: number): Promise<AttentionRows> {
-    const [counts] = await this.prisma.run(ATTENTION_COUNTS, [stalePendingSeconds]);
+    const [counts] = await this.financeReads.run(ATTENTION_COUNTS, [stalePendingSeconds]);
     const [orders, operations, distributions] = await Promise.all([
-      this.prisma.run(ATTENTION_ORDERS, [limit, counts.stalePendingBefore]),
-      this.prisma.run(ATTENTION_CARD_OPERATIONS, [limit]),
-      this.prisma.run(ATTENTION_DISTRIBUTIONS, [limit]),
+      this.financeReads.run(ATTENTION_ORDERS, [limit, counts.stalePendingBefore]),
+      this.financeReads.run(ATTENTION_CARD_OPERATIONS, [limit]),
+      this.financeReads.run(ATTENTION_DISTRIBUTIONS, [limit]),
     ]);
     const orderQueue = (queue: OrderQueueName, count: number): AttentionQueue<AttentionOrderRow> => ({
       count,
@@ -248,7 +254,7 @@ export class AttentionRepository {
     };
   }
 
-  /** Each attention queue's size and oldest age, and the oldest wait for a callback (WAITING_GAUGES). */
+  /** Each attention queue's size and oldest age, and the oldest wait for a callback (WAITING_GAUGES): on the primary, alerts see what is. */
   async waiting(stalePendingSeconds: number): Promise<WaitingRow[]> {
     return this.prisma.run(WAITING_GAUGES, [stalePendingSeconds]);
   }

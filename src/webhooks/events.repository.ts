@@ -4,6 +4,7 @@ import type { NewAuditEvent } from '../audit/audit.types';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
 import { PrismaService } from '../database/prisma.service';
+import { ReplicaReads } from '../database/replica-reads.service';
 import type { Proven, SameValues } from '../database/same-values';
 import { column, isoTimeSql, sqlStatement, type RowOf } from '../database/sql-statement';
 import type { WebhookDeliveryStatus as DbWebhookDeliveryStatus } from '../generated/prisma/enums';
@@ -157,10 +158,14 @@ const REDELIVER_ALL = sqlStatement(
 /** The events the database writes (by trigger) and their deliveries: read, and delivered again on request. */
 @Injectable()
 export class EventsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly financeReads: ReplicaReads,
+  ) {}
 
+  /** A finance read: on the replica while it is fresh. */
   async list(filter: EventFilter, page: PageRequest): Promise<EventRecord[]> {
-    return this.prisma.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
+    return this.financeReads.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
   }
 
   async findById(id: string): Promise<EventDetailRecord | undefined> {

@@ -23,9 +23,12 @@ describe('the HTTP application', () => {
       await request(service.server).get('/health/live').expect(200, { status: 'ok' });
     });
 
-    it('is ready when the database answers and every migration is applied', async () => {
+    it('is ready when the database answers and every migration is applied; without a replica, it says so', async () => {
       const res = await request(service.server).get('/health/ready').expect(200);
-      expect(res.body).toEqual({ status: 'ok', checks: { database: 'up', migrations: 'applied' } });
+      expect(res.body).toEqual({
+        status: 'ok',
+        checks: { database: 'up', migrations: 'applied', replica: { state: 'disabled', lagSeconds: null } },
+      });
     });
 
     it('is not ready, with a problem naming the migration, when one is missing', async () => {
