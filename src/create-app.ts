@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { documentProblemResponses, ProblemDetailsDto } from './common/openapi-problems';
 import { financeDocumentOf, markAdminOnly } from './http/openapi-documents';
+import { keepDownloadBytes } from './http/swagger-downloads';
 import { signInConnectSources, swaggerSignIn } from './http/swagger-sign-in';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
@@ -330,15 +331,15 @@ function setUpSwagger(app: NestFastifyApplication, config: AppConfig) {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Payments BFF API',
-    // The bearer token survives a reload of the page (kept in the browser's localStorage).
-    swaggerOptions: { persistAuthorization: true, ...signInOptions },
+    // The bearer token survives a reload of the page (kept in the browser's localStorage); downloads keep their BOM.
+    swaggerOptions: { persistAuthorization: true, requestInterceptor: keepDownloadBytes, ...signInOptions },
     patchDocumentOnRequest,
   });
   // Only what the finance role may call, by task (src/http/openapi-documents.ts).
   SwaggerModule.setup('docs/finance', app, () => financeDocumentOf(buildOpenApiDocument(app)), {
     jsonDocumentUrl: 'docs/finance-json',
     customSiteTitle: 'Payments BFF: finance',
-    swaggerOptions: { persistAuthorization: true, ...signInOptions },
+    swaggerOptions: { persistAuthorization: true, requestInterceptor: keepDownloadBytes, ...signInOptions },
     patchDocumentOnRequest,
   });
 }
