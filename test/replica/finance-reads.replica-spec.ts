@@ -261,7 +261,7 @@ function replicaSuite() {
     await pair.stopStandby();
     try {
       const newest = await buyer.createOrder();
-      // At once, before the background check has noticed: the failed read is sent to the primary.
+      // At once, whether the background check has noticed yet or the read fails on the standby and is sent to the primary.
       const first = await served('/v1/orders');
       expect([first.res.status, first.res.body.items[0].id]).toEqual([200, newest.body.id]);
       const down = await replicaState('unreachable');
