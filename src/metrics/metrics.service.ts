@@ -63,6 +63,12 @@ export class MetricsService implements OnApplicationShutdown {
     ['outcome'],
   );
 
+  readonly webhookSecretsUnreadable = this.counter(
+    'webhook_signing_secrets_unreadable_total',
+    "Webhook attempts for which an endpoint's signing secret could not be opened (no configured key opens it), by secret: current (the attempt is not sent) or previous (signed with the current one only)",
+    ['secret'],
+  );
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -11,6 +11,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { renderEventBody } from './event-body';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookSender, type WebhookAttemptResult } from './webhook-sender';
+import { WebhookSecretUnreadable } from './webhook-secret-unreadable';
 import { webhookSignatureHeader } from './webhook-signature';
 import { WebhookDeliveriesRepository, type ClaimedDelivery, type RecordedAttempt } from './webhook-deliveries.repository';
 
@@ -148,11 +149,20 @@ export class WebhookDeliveryJob extends ScheduledJob<number> {
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<WebhookAttemptResult> {
-    const secrets = this.endpoints.signingSecrets({
-      id: delivery.endpointId,
-      secretEncrypted: delivery.secretEncrypted,
-      previousSecretEncrypted: delivery.previousSecretEncrypted,
-    });
+    let secrets: string[];
+    try {
+      secrets = this.endpoints.signingSecrets(
+        { id: delivery.endpointId, secretEncrypted: delivery.secretEncrypted, previousSecretEncrypted: delivery.previousSecretEncrypted },
+        (which) => this.metrics.webhookSecretsUnreadable.inc({ secret: which }),
+      );
+    } catch (error) {
+      if (!(error instanceof WebhookSecretUnreadable)) throw error;
+      this.log.error(
+        { webhookEndpointId: delivery.endpointId, eventId: delivery.eventId, reason: error.message },
+        'webhook signing secret cannot be opened: attempt not sent',
+      );
+      return { delivered: false, durationMs: 0, error: error.message, gone: false, at: new Date() };
+    }
     const body = renderEventBody(
       {
         id: delivery.eventId,

@@ -11,6 +11,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
 import { registerSecretValue } from '../logging/redaction';
 import { endpointOrigin } from './endpoint-origin';
+import { WebhookSecretUnreadable, type UnreadableSecret } from './webhook-secret-unreadable';
 import { newWebhookSecret } from './webhook-signature';
 import { checkWebhookHost, checkWebhookUrl, WebhookUrlRefused, type WebhookUrlPolicy } from './webhook-url-policy';
 import type {
@@ -141,15 +142,39 @@ export class WebhookEndpointsService {
 
   /**
    * The opened secrets of a row read with `SIGNING_COLUMNS`/`SIGNING_SELECT` (webhook-endpoints.repository.ts),
-   * in the order `webhookSignatureHeader` takes them: current, then previous while it signs.
+   * in the order `webhookSignatureHeader` takes them: current, then previous while it signs. A
+   * previous secret that no configured key opens never stops a delivery: it is left out, logged
+   * (its key id, never a value) and reported to `unreadable`. A current one that none opens throws
+   * `WebhookSecretUnreadable`: nothing is sent unsigned, nor signed with the previous secret alone.
    */
-  signingSecrets(sealed: Pick<WebhookEndpointSealedSecrets, 'id' | 'secretEncrypted' | 'previousSecretEncrypted'>): string[] {
-    const sealedSecrets = [sealed.secretEncrypted, ...(sealed.previousSecretEncrypted ? [sealed.previousSecretEncrypted] : [])];
-    return sealedSecrets.map((text) => {
-      const secret = this.box.decrypt(text, webhookSecretPurpose(sealed.id));
-      registerSecretValue(secret);
-      return secret;
-    });
+  signingSecrets(
+    sealed: Pick<WebhookEndpointSealedSecrets, 'id' | 'secretEncrypted' | 'previousSecretEncrypted'>,
+    unreadable: (which: UnreadableSecret) => void = () => undefined,
+  ): string[] {
+    let current: string;
+    try {
+      current = this.open(sealed.id, sealed.secretEncrypted);
+    } catch (error) {
+      unreadable('current');
+      throw new WebhookSecretUnreadable(sealed.id, (error as Error).message);
+    }
+    if (!sealed.previousSecretEncrypted) return [current];
+    try {
+      return [current, this.open(sealed.id, sealed.previousSecretEncrypted)];
+    } catch (error) {
+      unreadable('previous');
+      this.logger.warn(
+        { webhookEndpointId: sealed.id, reason: (error as Error).message },
+        'previous webhook secret cannot be opened: deliveries are signed with the current secret only',
+      );
+      return [current];
+    }
+  }
+
+  private open(endpointId: string, sealed: string): string {
+    const secret = this.box.decrypt(sealed, webhookSecretPurpose(endpointId));
+    registerSecretValue(secret);
+    return secret;
   }
 
   private seal(id: string, secret: string): string {
