@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
+import { listeningAddress } from './common/listening-address';
 import type { AppConfig } from './config/app-config';
 import { createApp } from './create-app';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
@@ -75,8 +76,9 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
     await app.listen({ port: config.port, host: config.host });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${browsableHost(config.host)}:${port}`;
-    logger.info({ url, docs: `${url}/docs` }, 'payments BFF listening');
+    const listening = listeningAddress(typeof address === 'object' && address ? address.address : config.host, port);
+    const url = listening.url;
+    logger.info({ url, bound: listening.bound, docs: `${url}/docs` }, listening.message);
     return {
       app,
       config,
@@ -97,10 +99,4 @@ export async function runService(baseConfig: AppConfig, logger: Logger, options:
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
     throw error;
   }
-}
-
-/** The host to print in the URL: a wildcard or loopback address is reached as localhost. */
-function browsableHost(host: string): string {
-  if (['0.0.0.0', '::', '127.0.0.1', '::1'].includes(host)) return 'localhost';
-  return host.includes(':') ? `[${host}]` : host;
 }
