@@ -23,6 +23,7 @@ import { ResolutionsModule } from './resolutions/resolutions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { CustomerLimitsModule } from './customer-limits/customer-limits.module';
 import { RetentionModule } from './retention/retention.module';
+import { CustomersModule } from './customers/customers.module';
 
 @Module({})
 export class AppModule {
@@ -50,6 +51,7 @@ export class AppModule {
         ResolutionsModule,
         WebhooksModule,
         RetentionModule,
+        CustomersModule,
         HealthModule,
         ...extraImports,
       ],

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
   'event.redelivered',
+  'customer.erased',
   'customer_limit.set',
   'customer_limit.cleared',
 ] as const;

@@ -32,7 +32,17 @@ describe('the OpenAPI document as a finance tool', () => {
   it('has operations for every area', () => {
     const tags = new Set(operations.flatMap(({ op }) => op.tags ?? []));
     expect([...tags].sort()).toEqual(
-      ['Distributions', 'Finance', 'Operations', 'Pay-in orders', 'Provider callbacks', 'Virtual cards', 'Wallet links', 'Webhooks'].sort(),
+      [
+        'Customers',
+        'Distributions',
+        'Finance',
+        'Operations',
+        'Pay-in orders',
+        'Provider callbacks',
+        'Virtual cards',
+        'Wallet links',
+        'Webhooks',
+      ].sort(),
     );
   });
 
