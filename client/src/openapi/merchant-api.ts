@@ -621,6 +621,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customer-limits/{subject}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer’s hourly share of the provider budget
+         * @description The calls to the provider’s /api/agent/* (pay-ins, wallet links) this customer’s requests may cause per rolling hour, counted across all instances: its override if an admin set one, else PROVIDER_CUSTOMER_HOURLY_LIMIT; and how many were counted in the last hour. Any subject answers (a customer never seen has the default and 0 used).
+         */
+        get: operations["getCustomerLimit"];
+        /**
+         * Set a customer’s own hourly share of the provider budget (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     From the next call on, the customer’s requests may cause at most `providerCallsPerHour` provider calls per rolling hour (0 blocks them: `429 customer_limit_reached`). Calls already counted stay counted. Audited (`customer_limit.set`, with the note). Admin only.
+         */
+        put: operations["setCustomerLimit"];
+        post?: never;
+        /**
+         * Return a customer to the default hourly share (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Removes the customer’s override: PROVIDER_CUSTOMER_HOURLY_LIMIT applies again. Audited (`customer_limit.cleared`) when there was an override; without one it changes nothing and answers the default. Admin only.
+         */
+        delete: operations["clearCustomerLimit"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders/{id}/resolution": {
         parameters: {
             query?: never;
@@ -855,6 +887,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{subject}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest erasure of a customer (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Its state (PENDING, DONE) and, once DONE, how many rows it replaced per table.
+         */
+        get: operations["getCustomerErasure"];
+        put?: never;
+        /**
+         * Erase a customer's personal data (admin only)
+         * @description **Admin only**: a customer or finance token is answered 403.
+         *
+         *     Replaces every personal value of the customer (payer name and email, wallet and phone numbers, card users' names, emails, phone numbers, addresses, dates of birth and identity numbers, wallet-link emails) by `[erased]` wherever it is stored: records, provider call log, stored callbacks, event bodies, webhook answers, idempotency answers. Amounts, currencies, statuses, references and times stay, for accounting. Answers 202 with the erasure (PENDING): it is worked through in the background; `GET` shows when it is DONE and what it replaced per table. Audited (`customer.erased`, with the counts, never a value). The provider keeps its own copy of card users: see docs/api/customers.md.
+         */
+        post: operations["requestCustomerErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -884,7 +944,7 @@ export interface paths {
         };
         /**
          * Readiness: database reachable and every migration applied
-         * @description No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After. From SIGTERM on, 503 at once while the instance keeps serving for SHUTDOWN_DRAIN_MS, so that a load balancer takes it out of rotation.
+         * @description No token. 200 when the database answers and every migration shipped with this build is applied; otherwise 503 `not_ready` with Retry-After. From SIGTERM on, 503 at once while the instance keeps serving for SHUTDOWN_DRAIN_MS, so that a load balancer takes it out of rotation. `checks.replica` shows the finance reads' replica (state and lag); it never makes the instance unready.
          */
         get: operations["getHealthReady"];
         put?: never;
@@ -2286,12 +2346,12 @@ export interface components {
              * @example order.resolved
              * @enum {string}
              */
-            action: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "event.redelivered";
+            action: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "event.redelivered" | "customer.erased" | "customer_limit.set" | "customer_limit.cleared";
             /**
              * @example order
              * @enum {string}
              */
-            resourceType: "order" | "card_operation" | "distribution" | "orders_export" | "webhook_endpoint" | "event";
+            resourceType: "order" | "card_operation" | "distribution" | "orders_export" | "webhook_endpoint" | "event" | "customer";
             /**
              * @description Null for an export (a filtered set, see details.filters)
              * @example 6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f
@@ -2322,6 +2382,38 @@ export interface components {
              */
             nextCursor: string | null;
             items: components["schemas"]["AuditEventDto"][];
+        };
+        CustomerLimitDto: {
+            /**
+             * @description The customer: the `sub` of its bearer tokens
+             * @example user-4821
+             */
+            subject: string;
+            /**
+             * @description Calls to the provider’s /api/agent/* this customer’s requests may cause per rolling hour, all instances together; 0: blocked
+             * @example 30
+             */
+            providerCallsPerHour: number;
+            /**
+             * @description `default`: PROVIDER_CUSTOMER_HOURLY_LIMIT; `override`: set for this customer by an admin
+             * @example default
+             * @enum {string}
+             */
+            source: "default" | "override";
+            /**
+             * @description Calls counted against this customer in the rolling hour (may exceed a limit lowered since)
+             * @example 12
+             */
+            usedInLastHour: number;
+        };
+        SetCustomerLimitDto: {
+            /**
+             * @description Calls per rolling hour; 0 blocks the customer’s provider calls; at most PROVIDER_AGENT_HOURLY_LIMIT (the whole budget)
+             * @example 120
+             */
+            providerCallsPerHour: number;
+            /** @example Marketplace seller with a daily batch of pay-ins (ticket OPS-1432) */
+            note: string;
         };
         ResolveOrderDto: {
             /**
@@ -2696,15 +2788,82 @@ export interface components {
             /** @description The deliveries created, PENDING and due now (none when no endpoint is subscribed) */
             deliveries: components["schemas"]["WebhookDeliveryDto"][];
         };
+        RequestErasureDto: {
+            /**
+             * @description Why (the request it answers); kept with the erasure. Write no personal value in it.
+             * @example Request by email of 2026-11-27, ticket DPO-1432
+             */
+            note: string;
+        };
+        ErasureDto: {
+            /** @example 6f1c8a52-2f5e-4d8e-9b7a-0e3c1d2b4a59 */
+            id: string;
+            /**
+             * @description The customer's subject (the token's `sub`)
+             * @example customer-42
+             */
+            subject: string;
+            /**
+             * @description PENDING (being worked through) or DONE
+             * @example DONE
+             * @enum {string}
+             */
+            status: "PENDING" | "DONE";
+            /**
+             * @description Who asked for it
+             * @example admin-7
+             */
+            requestedBy: string;
+            /** @example Request by email of 2026-11-27, ticket DPO-1432 */
+            note: string;
+            /**
+             * @description Rows whose personal values were replaced, per table; null while PENDING
+             * @example {
+             *       "orders": 3,
+             *       "card_users": 1,
+             *       "wallet_links": 1,
+             *       "events": 9,
+             *       "provider_calls": 7,
+             *       "idempotency_records": 2
+             *     }
+             */
+            counts: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-28T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-28T12:00:02.000Z
+             */
+            completedAt: string | null;
+        };
         LivenessDto: {
             /** @example ok */
             status: string;
+        };
+        ReplicaCheckDto: {
+            /**
+             * @description The finance reads' streaming replica (DATABASE_REPLICA_URL): `disabled` (none), `ok` (finance reads run there), `lagging` (more than DATABASE_REPLICA_MAX_LAG_SECONDS behind, or not known: they run on the primary), `unreachable` (down, or no longer a standby: they run on the primary). Never makes the instance unready.
+             * @example ok
+             * @enum {string}
+             */
+            state: "disabled" | "ok" | "lagging" | "unreachable";
+            /**
+             * @description How far behind the primary it may be at most, in seconds; null when disabled, unreachable or not known.
+             * @example 0.4
+             */
+            lagSeconds: number | null;
         };
         ReadinessChecksDto: {
             /** @example up */
             database: string;
             /** @example applied */
             migrations: string;
+            replica: components["schemas"]["ReplicaCheckDto"];
         };
         ReadinessDto: {
             /** @example ok */
@@ -2864,6 +3023,10 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The customer’s share of the provider budget (customer tokens only): `"customer";q=<calls per hour>;w=3600` (IETF draft-ietf-httpapi-ratelimit-headers) */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that share: `"customer";r=<calls left>;t=<seconds until the oldest counted call leaves the rolling hour>` (customer tokens only) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,9 +3078,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `provider_budget_exhausted`: the hourly provider budget is spent (Retry-After, `retryAfterSeconds`); nothing was sent and the key may be reused */
+            /** @description Nothing was sent and no order stored; the key may be reused. `customer_limit_reached`: your hourly share of provider calls is spent (Retry-After, `retryAfterSeconds`, RateLimit fields); `provider_budget_exhausted`: the hourly provider budget of the whole service is spent (Retry-After, `retryAfterSeconds`) */
             429: {
                 headers: {
+                    /** @description Seconds until a call fits again (the customer’s share or the merchant-wide budget) */
+                    "Retry-After"?: number;
+                    /** @description The customer’s share of the provider budget (customer tokens only): `"customer";q=<calls per hour>;w=3600` (IETF draft-ietf-httpapi-ratelimit-headers) */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that share: `"customer";r=<calls left>;t=<seconds until the oldest counted call leaves the rolling hour>` (customer tokens only) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +4591,10 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The customer’s share of the provider budget (customer tokens only): `"customer";q=<calls per hour>;w=3600` (IETF draft-ietf-httpapi-ratelimit-headers) */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that share: `"customer";r=<calls left>;t=<seconds until the oldest counted call leaves the rolling hour>` (customer tokens only) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4473,9 +4646,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After); nothing was sent */
+            /** @description Nothing was sent: `customer_limit_reached`: your hourly share of provider calls is spent (Retry-After, RateLimit fields); `provider_budget_exhausted`: the hourly budget of provider calls is spent (Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds until a call fits again (the customer’s share or the merchant-wide budget) */
+                    "Retry-After"?: number;
+                    /** @description The customer’s share of the provider budget (customer tokens only): `"customer";q=<calls per hour>;w=3600` (IETF draft-ietf-httpapi-ratelimit-headers) */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that share: `"customer";r=<calls left>;t=<seconds until the oldest counted call leaves the rolling hour>` (customer tokens only) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4965,7 +5144,7 @@ export interface operations {
                 to?: string;
                 /** @description Only what this user (the token `sub`) did */
                 actor?: string;
-                action?: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "event.redelivered";
+                action?: "order.resolved" | "order.review_cleared" | "card_operation.resolved" | "distribution.resolved" | "distribution.created" | "orders.exported" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "event.redelivered" | "customer.erased" | "customer_limit.set" | "customer_limit.cleared";
                 /** @description Only what was done to this order, card operation or distribution */
                 resourceId?: string;
                 limit?: number;
@@ -5006,6 +5185,202 @@ export interface operations {
             };
             /** @description Requires one of the roles: finance, admin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    getCustomerLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer: the `sub` of its bearer tokens */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLimitDto"];
+                };
+            };
+            /** @description `validation_failed`: the subject is empty, longer than 100 characters, or not valid text */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: finance, admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such resource, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    setCustomerLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer: the `sub` of its bearer tokens */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetCustomerLimitDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLimitDto"];
+                };
+            };
+            /** @description `validation_failed`, field by field: `providerCallsPerHour` not a whole number from 0 to PROVIDER_AGENT_HOURLY_LIMIT, `note` missing, empty or over 500 characters, `subject` invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such resource, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    clearCustomerLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer: the `sub` of its bearer tokens */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLimitDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such resource, or not yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5936,6 +6311,160 @@ export interface operations {
             };
             /** @description `webhook_endpoint_disabled`: the endpoint asked for is DISABLED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    getCustomerErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's subject: the `sub` of its tokens */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `not_found`: no erasure was asked for this customer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; quote the requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    requestCustomerErasure: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per operation, 1 to 255 printable ASCII characters (a UUID is a good choice). A retry with the same key and the same request (method, route, path parameters, body) gets the first answer again (header `Idempotent-Replayed: true`); keys are kept 24 h, per user. If the first request died (crash, lost database), a retry after its lease lapses answers the resource it created as it is now, or runs anew when it created nothing. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The customer's subject: the `sub` of its tokens */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestErasureDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureDto"];
+                };
+            };
+            /** @description `idempotency_key_required`: no Idempotency-Key header; `validation_failed`: invalid key or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Requires one of the roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such resource, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `erasure_blocked`: an order PENDING, PROCESSING or UNKNOWN, a card operation or distribution PENDING or UNKNOWN, or a wallet link being made; `blockingOperations` names them (type, id, status). Nothing was changed.
+             *
+             *     `idempotency_in_progress`: the first request with this key is still running (or holds its lease); retry after the Retry-After delay
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this key was already used with another request (another body, or another resource such as another card) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

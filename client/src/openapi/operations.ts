@@ -38,6 +38,9 @@ export const OPERATIONS = {
   getOrdersSummary: { method: 'GET', path: '/v1/reports/summary', pathParams: [], body: 'none', idempotent: false, parseAs: 'json' },
   getAttentionReport: { method: 'GET', path: '/v1/reports/attention', pathParams: [], body: 'none', idempotent: false, parseAs: 'json' },
   listAuditEvents: { method: 'GET', path: '/v1/audit-events', pathParams: [], body: 'none', idempotent: false, parseAs: 'json' },
+  getCustomerLimit: { method: 'GET', path: '/v1/customer-limits/{subject}', pathParams: ['subject'], body: 'none', idempotent: false, parseAs: 'json' },
+  setCustomerLimit: { method: 'PUT', path: '/v1/customer-limits/{subject}', pathParams: ['subject'], body: 'required', idempotent: false, parseAs: 'json' },
+  clearCustomerLimit: { method: 'DELETE', path: '/v1/customer-limits/{subject}', pathParams: ['subject'], body: 'none', idempotent: false, parseAs: 'json' },
   resolveOrder: { method: 'POST', path: '/v1/orders/{id}/resolution', pathParams: ['id'], body: 'required', idempotent: true, parseAs: 'json' },
   clearOrderReview: { method: 'POST', path: '/v1/orders/{id}/review', pathParams: ['id'], body: 'required', idempotent: false, parseAs: 'json' },
   resolveCardOperation: { method: 'POST', path: '/v1/card-operations/{id}/resolution', pathParams: ['id'], body: 'required', idempotent: true, parseAs: 'json' },
@@ -51,6 +54,8 @@ export const OPERATIONS = {
   listEvents: { method: 'GET', path: '/v1/events', pathParams: [], body: 'none', idempotent: false, parseAs: 'json' },
   getEvent: { method: 'GET', path: '/v1/events/{id}', pathParams: ['id'], body: 'none', idempotent: false, parseAs: 'json' },
   redeliverEvent: { method: 'POST', path: '/v1/events/{id}/redeliver', pathParams: ['id'], body: 'required', idempotent: false, parseAs: 'json' },
+  getCustomerErasure: { method: 'GET', path: '/v1/customers/{subject}/erasure', pathParams: ['subject'], body: 'none', idempotent: false, parseAs: 'json' },
+  requestCustomerErasure: { method: 'POST', path: '/v1/customers/{subject}/erasure', pathParams: ['subject'], body: 'required', idempotent: true, parseAs: 'json' },
   getHealthLive: { method: 'GET', path: '/health/live', pathParams: [], body: 'none', idempotent: false, parseAs: 'json' },
   getHealthReady: { method: 'GET', path: '/health/ready', pathParams: [], body: 'none', idempotent: false, parseAs: 'json' },
 } as const satisfies Record<string, OperationSpec>;
@@ -125,6 +130,12 @@ export interface OperationMethods {
   getAttentionReport(options?: CallOptions<'getAttentionReport'>): Promise<JsonAnswer<'getAttentionReport'>>;
   /** GET /v1/audit-events: Audit trail: who resolved, reviewed, distributed or exported what (finance, admin) */
   listAuditEvents(options?: CallOptions<'listAuditEvents'>): Promise<JsonAnswer<'listAuditEvents'>>;
+  /** GET /v1/customer-limits/{subject}: A customer’s hourly share of the provider budget */
+  getCustomerLimit(subject: PathParam<'getCustomerLimit', 'subject'>, options?: CallOptions<'getCustomerLimit'>): Promise<JsonAnswer<'getCustomerLimit'>>;
+  /** PUT /v1/customer-limits/{subject}: Set a customer’s own hourly share of the provider budget (admin only) */
+  setCustomerLimit(subject: PathParam<'setCustomerLimit', 'subject'>, body: RequestBody<'setCustomerLimit'>, options?: CallOptions<'setCustomerLimit'>): Promise<JsonAnswer<'setCustomerLimit'>>;
+  /** DELETE /v1/customer-limits/{subject}: Return a customer to the default hourly share (admin only) */
+  clearCustomerLimit(subject: PathParam<'clearCustomerLimit', 'subject'>, options?: CallOptions<'clearCustomerLimit'>): Promise<JsonAnswer<'clearCustomerLimit'>>;
   /** POST /v1/orders/{id}/resolution: Decide an UNKNOWN, EXPIRED or stale PENDING order by hand (admin only) (Idempotency-Key) */
   resolveOrder(id: PathParam<'resolveOrder', 'id'>, body: RequestBody<'resolveOrder'>, options?: IdempotentCallOptions<'resolveOrder'>): Promise<JsonAnswer<'resolveOrder'>>;
   /** POST /v1/orders/{id}/review: Clear the needsReview flag of an order after looking at it (admin only) */
@@ -151,6 +162,10 @@ export interface OperationMethods {
   getEvent(id: PathParam<'getEvent', 'id'>, options?: CallOptions<'getEvent'>): Promise<JsonAnswer<'getEvent'>>;
   /** POST /v1/events/{id}/redeliver: Deliver an event again, now (admin only) */
   redeliverEvent(id: PathParam<'redeliverEvent', 'id'>, body: RequestBody<'redeliverEvent'>, options?: CallOptions<'redeliverEvent'>): Promise<JsonAnswer<'redeliverEvent'>>;
+  /** GET /v1/customers/{subject}/erasure: The latest erasure of a customer (admin only) */
+  getCustomerErasure(subject: PathParam<'getCustomerErasure', 'subject'>, options?: CallOptions<'getCustomerErasure'>): Promise<JsonAnswer<'getCustomerErasure'>>;
+  /** POST /v1/customers/{subject}/erasure: Erase a customer's personal data (admin only) (Idempotency-Key) */
+  requestCustomerErasure(subject: PathParam<'requestCustomerErasure', 'subject'>, body: RequestBody<'requestCustomerErasure'>, options?: IdempotentCallOptions<'requestCustomerErasure'>): Promise<JsonAnswer<'requestCustomerErasure'>>;
   /** GET /health/live: Liveness: the process answers */
   getHealthLive(options?: CallOptions<'getHealthLive'>): Promise<JsonAnswer<'getHealthLive'>>;
   /** GET /health/ready: Readiness: database reachable and every migration applied */
