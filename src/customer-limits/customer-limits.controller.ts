@@ -29,7 +29,7 @@ export class CustomerLimitsController {
   })
   @ApiParam(SUBJECT_PARAM)
   @ApiOkResponse({ type: CustomerLimitDto })
-  @ApiBadRequestResponse({ description: '`validation_failed`: the subject is empty, longer than 255 characters, or not valid text' })
+  @ApiBadRequestResponse({ description: '`validation_failed`: the subject is empty, longer than 100 characters, or not valid text' })
   get(@Param('subject') subject: string): Promise<CustomerLimitDto> {
     return this.limits.get(subject);
   }

@@ -9,8 +9,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { CustomerLimitDto, SetCustomerLimitDto } from './customer-limits.dto';
 import { CustomerLimitsRepository, type CustomerShares } from './customer-limits.repository';
 
-/** A subject is a token's `sub`: what a JWT may carry, bounded like every text field. */
-export const SUBJECT_MAX_LENGTH = 255;
+/** A subject is a token's `sub`, in the path: the router takes path parameters of at most 100 characters (414 beyond). */
+export const SUBJECT_MAX_LENGTH = 100;
 /** The metric reads the buckets at most this often, whatever the scrape rate (every instance scrapes the same rows). */
 const SHARES_READ_EVERY_MS = 15_000;
 /** The bands of the share a customer used, as the metric's `share_used` label (a fixed set: bounded cardinality). */
@@ -101,7 +101,7 @@ export class CustomerLimitsService implements OnModuleInit {
   }
 }
 
-/** The path's subject: 1 to 255 characters of safe text (no NUL, control character or lone surrogate). */
+/** The path's subject: 1 to SUBJECT_MAX_LENGTH characters of safe text (no NUL, no lone surrogate). */
 function checkSubject(subject: string): void {
   const reason =
     subject.length === 0 || subject.length > SUBJECT_MAX_LENGTH

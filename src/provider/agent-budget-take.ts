@@ -35,6 +35,9 @@ export function budgetSlotValues(slot: BudgetSlotRequest | null): unknown[] {
  * in the same minute: one of them is refused after its merchant slot was taken, which leaves the
  * merchant-wide count one too high for an hour (never too low), and the customer's count exact.
  *
+ * When the merchant-wide budget is spent too, the refusal is the merchant's (provider_budget_exhausted):
+ * the customer's own share refuses only a call the merchant-wide budget had room for.
+ *
  * Named CTEs: `budget` (one row when the call was granted) and `budget_share` (always one row: the
  * customer's share after this take, and whether the customer's limit refused it). `p` numbers the
  * three parameters of budgetSlotValues; `onlyIf`, a condition the slot is taken under (on the
@@ -52,6 +55,10 @@ export function agentBudgetTakeCte(p: number, onlyIf = 'true'): string {
     SELECT COALESCE((SELECT used FROM budget_previous), 0)
       + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
          WHERE b.${COUNTED} AND b.bucket < budget_clock.current - interval '1 minute') AS used
+  ), budget_room AS (
+    SELECT budget_settled.used + COALESCE((SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current), 0)
+      < ${limit} AS room
+    FROM budget_settled
   ), customer_limit AS (
     SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = ${customer}), ${customerDefault}) AS calls
   ), customer_previous AS (
@@ -84,12 +91,12 @@ export function agentBudgetTakeCte(p: number, onlyIf = 'true'): string {
     SELECT 1 FROM budget_merchant WHERE ${customer} IS NULL OR EXISTS (SELECT 1 FROM customer_taken)
   ), budget_share AS (
     SELECT ${customer} IS NOT NULL AND (${onlyIf}) AND NOT EXISTS (SELECT 1 FROM customer_taken)
-        AND (NOT customer_fits.fits OR EXISTS (SELECT 1 FROM budget_merchant)) AS "customerRefused",
+        AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_fits.fits AND budget_room.room)) AS "customerRefused",
       customer_limit.calls AS "customerLimit",
       (customer_counted.settled + COALESCE((SELECT used FROM customer_taken), customer_counted.current))::int AS "customerUsed",
       (EXTRACT(EPOCH FROM (COALESCE(customer_counted.oldest, budget_clock.current) + interval '61 minutes' - now())) * 1000)::float8
         AS "customerFreesInMs"
-    FROM budget_clock, customer_counted, customer_limit, customer_fits
+    FROM budget_clock, customer_counted, customer_limit, customer_fits, budget_room
   )`;
 }
 

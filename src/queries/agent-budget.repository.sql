@@ -10,6 +10,10 @@ WITH budget_clock AS (
   SELECT COALESCE((SELECT used FROM budget_previous), 0)
     + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
        WHERE b.bucket > now() - interval '61 minutes' AND b.bucket < budget_clock.current - interval '1 minute') AS used
+), budget_room AS (
+  SELECT budget_settled.used + COALESCE((SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current), 0)
+    < $1::int AS room
+  FROM budget_settled
 ), customer_limit AS (
   SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $2::text), $3::int) AS calls
 ), customer_previous AS (
@@ -42,12 +46,12 @@ WITH budget_clock AS (
   SELECT 1 FROM budget_merchant WHERE $2::text IS NULL OR EXISTS (SELECT 1 FROM customer_taken)
 ), budget_share AS (
   SELECT $2::text IS NOT NULL AND (true) AND NOT EXISTS (SELECT 1 FROM customer_taken)
-      AND (NOT customer_fits.fits OR EXISTS (SELECT 1 FROM budget_merchant)) AS "customerRefused",
+      AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_fits.fits AND budget_room.room)) AS "customerRefused",
     customer_limit.calls AS "customerLimit",
     (customer_counted.settled + COALESCE((SELECT used FROM customer_taken), customer_counted.current))::int AS "customerUsed",
     (EXTRACT(EPOCH FROM (COALESCE(customer_counted.oldest, budget_clock.current) + interval '61 minutes' - now())) * 1000)::float8
       AS "customerFreesInMs"
-  FROM budget_clock, customer_counted, customer_limit, customer_fits
+  FROM budget_clock, customer_counted, customer_limit, customer_fits, budget_room
 )
 SELECT EXISTS (SELECT 1 FROM budget) AS granted, budget_share."customerRefused", budget_share."customerLimit", budget_share."customerUsed",
 budget_share."customerFreesInMs" FROM budget_share;

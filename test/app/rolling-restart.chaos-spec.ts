@@ -257,6 +257,7 @@ describe('rolling restart', () => {
           CALLBACK_SIGNING_SECRET: 'test-callback-signing-secret-0123456789abcdef',
           SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
           PROVIDER_AGENT_HOURLY_LIMIT: '1000000',
+          PROVIDER_CUSTOMER_HOURLY_LIMIT: '1000000',
           PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
           SSE_MAX_STREAMS_PER_USER: '10000',
           LOG_LEVEL: 'warn',

@@ -42,7 +42,10 @@ describe('fuzz: every list query', () => {
   const providerCalls = () => hosts.base.state.requests.length + hosts.link.state.requests.length;
 
   beforeAll(async () => {
-    hosts = await startHostileHosts({ PROVIDER_AGENT_HOURLY_LIMIT: '1000000' }, { agentHourlyLimit: 1_000_000 });
+    hosts = await startHostileHosts(
+      { PROVIDER_AGENT_HOURLY_LIMIT: '1000000', PROVIDER_CUSTOMER_HOURLY_LIMIT: '1000000' },
+      { agentHourlyLimit: 1_000_000 },
+    );
     const owner = await apiUser(hosts.service);
     customer = owner.token;
     finance = await hosts.service.bearer(`fin_${randomUUID().slice(0, 6)}`, 'finance');

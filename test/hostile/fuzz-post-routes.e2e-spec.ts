@@ -31,7 +31,10 @@ describe('fuzz: every POST route', () => {
 
   beforeAll(async () => {
     // Budgets out of the way: thousands of valid bodies reach the provider on purpose.
-    hosts = await startHostileHosts({ PROVIDER_AGENT_HOURLY_LIMIT: '1000000' }, { agentHourlyLimit: 1_000_000 });
+    hosts = await startHostileHosts(
+      { PROVIDER_AGENT_HOURLY_LIMIT: '1000000', PROVIDER_CUSTOMER_HOURLY_LIMIT: '1000000' },
+      { agentHourlyLimit: 1_000_000 },
+    );
     const seeded = await seedCustomer(hosts, { phones: ['650300001', '650300002', '650300003'], cards: 2, balance: '1000000' });
     customer = seeded.token;
     matricules = seeded.matricules;

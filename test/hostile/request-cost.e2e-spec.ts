@@ -247,7 +247,10 @@ describe('hostile: the cost of a request is linear in its size', () => {
   }
 
   beforeAll(async () => {
-    hosts = await startHostileHosts({ PROVIDER_AGENT_HOURLY_LIMIT: '1000000' }, { agentHourlyLimit: 1_000_000 });
+    hosts = await startHostileHosts(
+      { PROVIDER_AGENT_HOURLY_LIMIT: '1000000', PROVIDER_CUSTOMER_HOURLY_LIMIT: '1000000' },
+      { agentHourlyLimit: 1_000_000 },
+    );
     const seeded = await seedCustomer(hosts, { phones: ['650400001', '650400002', '650400003'], cards: 1, balance: '1000000' });
     matricules = seeded.matricules;
     cardUserId = seeded.cardUserId;
