@@ -20,6 +20,8 @@ WORKDIR /app
 ENV CI=true \
     NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json ./
+# client/ is an npm workspace (the frontends' TypeScript client): `npm run build` builds it too.
+COPY client/package.json ./client/
 # --ignore-scripts: the project's own postinstall (the Prisma client for `npx nest start` on a fresh
 # clone) needs scripts/ and prisma/, not copied yet: `npm run build` generates the client itself.
 # Prisma's engine download, which would fail, is skipped with it: nothing here needs the native engine
@@ -29,6 +31,7 @@ COPY tsconfig.json tsconfig.build.json .swcrc nest-cli.json ./
 COPY scripts ./scripts
 COPY prisma ./prisma
 COPY src ./src
+COPY client ./client
 RUN npm run build
 
 # --- runtime: production dependencies only, the compiled service, the migrations ---------------
@@ -43,7 +46,7 @@ ENV NODE_ENV=production \
     NPM_CONFIG_AUDIT=false
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only. @swc-node/register and @swc/core are among them on purpose:
+# Production dependencies only (without client/, the workspace is skipped: the service does not use it). @swc-node/register and @swc/core are among them on purpose:
 # `npm run db:migrate` runs the TypeScript entry src/database/migrate.cli.ts, `npm run sandbox`
 # src/sandbox/sandbox.cli.ts and `npm run token` scripts/token.ts.
 # --ignore-scripts: as in the build stage (the generated client comes from the build, under src/ and dist/).
