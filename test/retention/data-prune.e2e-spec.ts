@@ -86,6 +86,13 @@ describe('npm run data:prune', () => {
       .set('Idempotency-Key', randomUUID())
       .send({ note: 'retention test' });
     expect(erasure.status).toBe(202);
+    // Done (and audited) before the counts are taken.
+    for (let done = false; !done; await new Promise((r) => setTimeout(r, 50))) {
+      const state = await request(service.server)
+        .get(`/v1/customers/${erasure.body.subject}/erasure`)
+        .auth(admin.token, { type: 'bearer' });
+      done = state.body.status === 'DONE';
+    }
     await service.get(ProviderCallLog).flush();
   }
 
