@@ -3,13 +3,24 @@
  * provider: typed calls, generated Idempotency-Keys, problems as ProblemError, watchOrder to the
  * final status; and CORS as a page on another origin needs it.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import request from 'supertest';
 import { createClient, ProblemError, type MerchantClient, type OrderStatusEvent } from '../../client/src';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 const PAGE_ORIGIN = 'https://shop.example.com';
+const CLIENT_ROOT = resolve(__dirname, '../../client');
+
+/** Runs a command with PATH and `env` only; rejects with its output when it fails. */
+async function run(command: string, args: string[], env: Record<string, string> = {}) {
+  return promisify(execFile)(command, args, { cwd: CLIENT_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 80_000 });
+}
 
 describe('the client against a listening service', () => {
   let sandbox: RunningSandbox;
@@ -90,6 +101,39 @@ describe('the client against a listening service', () => {
     const watching = client.watchOrder(theirs.id);
     await expect(watching.next()).rejects.toMatchObject({ status: 404, code: 'not_found' });
   }, 30_000);
+
+  it('its build (client/dist as `npm run build` makes it: ES modules, compiled with the browser types only) pays and follows an order in plain Node', async () => {
+    // Built into a folder of client/ so that the package's own dependencies resolve as they would for an app.
+    const outDir = mkdtempSync(join(CLIENT_ROOT, '.test-dist-'));
+    try {
+      await run(process.execPath, [
+        require.resolve('typescript/bin/tsc'),
+        '-p',
+        join(CLIENT_ROOT, 'tsconfig.build.json'),
+        '--outDir',
+        outDir,
+        '--sourceMap',
+        'false',
+      ]);
+      const script = `
+        import { createClient, ProblemError } from ${JSON.stringify(pathToFileURL(join(outDir, 'index.js')).href)};
+        const api = createClient({ baseUrl: process.env.API, getToken: () => process.env.TOKEN });
+        const order = await api.createOrder(JSON.parse(process.env.ORDER));
+        const statuses = [];
+        for await (const change of api.watchOrder(order.id)) statuses.push(change.status);
+        const refused = await api.getOrder('${randomUUID()}').catch((error) => error instanceof ProblemError && error.code);
+        console.log(JSON.stringify({ statuses, refused }));
+      `;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+        API: baseUrl,
+        TOKEN: await service.bearer(`built_${randomUUID().slice(0, 8)}`, 'customer'),
+        ORDER: JSON.stringify(order(TEST_WALLETS.SUCCESS)),
+      });
+      expect(JSON.parse(stdout)).toEqual({ statuses: ['PROCESSING', 'SUCCEEDED'], refused: 'not_found' });
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('CORS: a page on an allowed origin may send Last-Event-ID and read the headers a frontend needs', async () => {
     const preflight = await request(service.server)
