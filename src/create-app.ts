@@ -306,6 +306,7 @@ const API_TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
   ['Finance', 'Reports, audit trail and manual resolution of undecided operations'],
   ['Provider callbacks', 'Notifications the payment provider sends, and what was stored of them'],
   ['Webhooks', "Where the merchant's systems receive events: webhook endpoints and their signing secrets"],
+  ['Customer limits', "Each customer's hourly share of the provider budget: read it, set or clear an override"],
   ['Customers', "A customer's personal data: its erasure, while the money stays readable"],
   ['Operations', 'Health and metrics, for orchestrators and monitoring'],
 ];

@@ -33,6 +33,7 @@ describe('the OpenAPI document as a finance tool', () => {
     const tags = new Set(operations.flatMap(({ op }) => op.tags ?? []));
     expect([...tags].sort()).toEqual(
       [
+        'Customer limits',
         'Customers',
         'Distributions',
         'Finance',
