@@ -56,6 +56,8 @@ export function createClient(options: ClientOptions): MerchantClient {
     const idempotencyKey = operation.idempotent ? (callOptions.idempotencyKey ?? newKey()) : undefined;
     const retryable = operation.idempotent || operation.method === 'GET';
     for (let attempt = 1; ; attempt++) {
+      // Outside the try: a getToken that fails is the app's error, never retried as a network one.
+      const authorization = await bearer();
       let failure: ProblemError;
       try {
         const { data, error, response } = await fetchClient.request(
@@ -64,7 +66,7 @@ export function createClient(options: ClientOptions): MerchantClient {
           {
             params: { path: pathParams, query, header: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined } as never,
             body: body as never,
-            headers: { ...headers, ...(await bearer()) },
+            headers: { ...headers, ...authorization },
             parseAs: operation.parseAs,
             signal,
           },

@@ -7,7 +7,7 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { components } from './openapi/merchant-api.js';
-import { readProblem, retryAfterSeconds } from './problem.js';
+import { ProblemError, readProblem, retryAfterSeconds } from './problem.js';
 import { abortReason, sleep } from './retry.js';
 
 export type OrderStatus = components['schemas']['OrderStatusEventDto']['status'];
@@ -52,8 +52,10 @@ export async function* watchOrder(
   for (;;) {
     if (signal?.aborted) throw abortReason(signal);
     let waitMs: number | undefined;
+    // Outside the try: a getToken that fails is the app's error, not a drop to reconnect after.
+    const authorization = await context.bearer();
     try {
-      const headers: Record<string, string> = { accept: 'text/event-stream', ...(await context.bearer()) };
+      const headers: Record<string, string> = { accept: 'text/event-stream', ...authorization };
       if (lastEventId) headers['last-event-id'] = lastEventId;
       const response = await context.fetch(url, { headers, signal });
       if (!response.ok || !response.body) {
@@ -87,9 +89,10 @@ export async function* watchOrder(
   }
 }
 
-/** A network failure or a broken stream (fetch's TypeError, a reset), not a problem the service answered. */
+/** A network failure or a broken stream (fetch's TypeError, a reset), not a problem that will not change. */
 function isDrop(error: unknown): boolean {
-  return !(error instanceof Error && error.name === 'ProblemError');
+  if (!(error instanceof ProblemError)) return true;
+  return error.code === 'network_error' || error.status === 503;
 }
 
 /** The `status` events of one response body; `onRetry` hears each `retry:` field. */

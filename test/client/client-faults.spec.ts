@@ -146,6 +146,15 @@ describe('retries of the client', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('a getToken that fails rejects the call with its own error: nothing is sent, nothing retried', async () => {
+    server = await scriptedServer([created]);
+    const signedOut = new Error('the session ended');
+    const client = createClient({ baseUrl: server.baseUrl, getToken: () => Promise.reject(signedOut), retry: { baseDelayMs: 10 } });
+    await expect(client.createOrder(ORDER)).rejects.toBe(signedOut);
+    await expect(client.watchOrder('o1').next()).rejects.toBe(signedOut);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('an abort stops the waits between attempts at once', async () => {
     server = await scriptedServer([problem(429, 'customer_limit_reached', { 'retry-after': '20' })]);
     const controller = new AbortController();
