@@ -49,7 +49,7 @@ describe('the example checkout in a browser, on another origin than the API', ()
     requireChromium();
     // Long enough for the page to be following PROCESSING when the service is stopped; the sandbox
     // retries a callback that finds the service down (delay, x2, x4, x8).
-    sandbox = await startTestSandbox({ callbackDelayMs: 2_500 });
+    sandbox = await startTestSandbox({ callbackDelayMs: 5_000 });
     apiPort = await freePort();
     checkout = await startCheckoutServer({ apiBaseUrl: `http://127.0.0.1:${apiPort}`, jwtSecret: JWT_SECRET });
     await startService();
@@ -91,6 +91,8 @@ describe('the example checkout in a browser, on another origin than the API', ()
   it('resumes with Last-Event-ID across a restart of the service mid-stream and shows the final status once', async () => {
     await pay('3000', TEST_WALLETS.SUCCESS);
     await page.locator('#statuses li[data-status="PROCESSING"]').waitFor({ timeout: 20_000 });
+    // The callback has not come yet: the page is following a live stream when the service stops.
+    expect(await statusesShown()).toEqual(['PROCESSING']);
     await stopService();
     await startService();
     await page.locator('#statuses li[data-status="SUCCEEDED"]').waitFor({ timeout: 60_000 });
