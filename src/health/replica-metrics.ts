@@ -27,11 +27,12 @@ export class ReplicaMetrics implements OnModuleInit {
     );
     this.metrics.gaugeCollectedOnScrape(
       'database_replica_lag_seconds',
-      'How far behind the primary the finance reads replica may be at most, in seconds; absent when disabled, unreachable or not known',
-      [],
+      'How far behind the primary the finance reads replica may be at most, in seconds, labelled with its state (ok, lagging); no series when disabled, unreachable or not known',
+      // Labelled so that an unknown lag has no series at all: a gauge without labels would show 0.
+      ['state'],
       () => {
-        const { lagSeconds } = this.replica.status();
-        return Promise.resolve(lagSeconds === null ? [] : [{ labels: {}, value: lagSeconds }]);
+        const { state, lagSeconds } = this.replica.status();
+        return Promise.resolve(lagSeconds === null ? [] : [{ labels: { state }, value: lagSeconds }]);
       },
     );
   }

@@ -232,11 +232,13 @@ function replicaSuite() {
       }
       const metrics = await request(service.server).get('/metrics');
       expect(metrics.text).toContain('database_replica_state{state="unreachable"} 1');
+      expect(metrics.text).not.toMatch(/^database_replica_lag_seconds\{/m);
     } finally {
       await pair.startStandby();
     }
     const back = await replicaState('ok');
     expect(back.replica.lagSeconds).toBeLessThanOrEqual(MAX_LAG_SECONDS);
+    expect((await request(service.server).get('/metrics')).text).toMatch(/^database_replica_lag_seconds\{state="(ok|lagging)"\} [\d.]+$/m);
     const { res, replica } = await served('/v1/reports/summary');
     expect(res.status).toBe(200);
     expect(replica.length).toBeGreaterThan(0);
