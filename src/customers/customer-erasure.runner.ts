@@ -7,6 +7,7 @@ import { ScheduledJob } from '../common/scheduled-job';
 import { SecretBox } from '../common/secret-box';
 import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
+import { CALL_LOG_FLUSH_DELAY_MS } from '../provider/provider-call-log';
 import { BODY_TABLES, ErasureBodiesRepository, type BodyRow, type BodyTable } from './erasure-bodies.repository';
 import { CustomerErasureRepository } from './customer-erasure.repository';
 import type { CustomerFootprint, ErasureCounts, ErasureRecord } from './customer-erasure.types';
@@ -17,6 +18,12 @@ import { ERASED_MARK, PERSONAL_DATA_REGISTER, type ErasureMethod } from './perso
 const LEASE_SECONDS = 300;
 const TAKE_OVER_INTERVAL_MS = 60_000;
 const PAGE_SIZE = 500;
+/**
+ * Every instance writes its provider calls in batches, CALL_LOG_FLUSH_DELAY_MS after the call: the
+ * last call of an operation that has just ended may not be in the table yet when the erasure is
+ * asked. It waits this long first (no operation of the customer is open, so no new call comes).
+ */
+export const CALL_LOG_SETTLE_MS = 5 * CALL_LOG_FLUSH_DELAY_MS;
 
 /** Which of the customer's rows each body table holds: the statement's parameters before the cursor. */
 function scopeOf(table: string, subject: string, footprint: CustomerFootprint, known: KnownValues): unknown[] | undefined {
@@ -101,6 +108,7 @@ export class CustomerErasureRunner extends ScheduledJob<number> {
   }
 
   async erase(erasure: ErasureRecord): Promise<ErasureRecord | undefined> {
+    await new Promise((resolve) => setTimeout(resolve, CALL_LOG_SETTLE_MS));
     const footprint = await this.erasures.footprint(erasure.subject);
     const known = new KnownValues([...footprint.distinctiveValues, ...this.idNumbersOf(footprint)], footprint.contextValues);
     const counts: ErasureCounts = {};

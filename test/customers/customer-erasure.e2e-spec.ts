@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { ID_NUMBER_PURPOSE } from '../../src/cards/card-users.service';
 import { SecretBox } from '../../src/common/secret-box';
+import { CustomerErasureRunner } from '../../src/customers/customer-erasure.runner';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { cardsClient } from '../support/cards-factories';
@@ -230,6 +231,22 @@ describe('POST /v1/customers/{subject}/erasure', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(asked.body);
     // Also what staff's answers held: the resolution answered the order, payer and email included.
+    expect(valuesIn(await databaseDump(service), person)).toEqual([]);
+  });
+
+  it('an erasure whose instance died (its lease lapsed) is taken over and finished by the job of any instance', async () => {
+    const person = personOf('dora');
+    const buyer = await customer(service);
+    const paid = await buyer.createOrder({ wallet: person.wallet, payer: person.payer, payerEmail: person.payerEmail });
+    await waitForOrder(service, buyer.token, paid.body.id, (o) => o.status === 'SUCCEEDED');
+    // Asked, then its instance died before any work: PENDING, its lease lapsed.
+    await service.prisma.$executeRaw`
+      INSERT INTO customer_erasures (id, subject, requested_by, note, lease_until)
+      VALUES (${randomUUID()}::uuid, ${buyer.sub}, ${admin.sub}, 'asked before a crash', now() - interval '1 second')`;
+    expect((await erasureOf(buyer.sub)).body.status).toBe('PENDING');
+    await service.get(CustomerErasureRunner).runNow();
+    expect((await erasureOf(buyer.sub)).body).toMatchObject({ status: 'DONE', counts: expect.objectContaining({ orders: 1 }) });
+    // Also the call of the pay-in, which its instance writes to the call log a moment after the call.
     expect(valuesIn(await databaseDump(service), person)).toEqual([]);
   });
 
