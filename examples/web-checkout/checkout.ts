@@ -27,7 +27,9 @@ const statuses = document.querySelector<HTMLOListElement>('#statuses')!;
 const problemLine = document.querySelector<HTMLParagraphElement>('#problem')!;
 
 function showProblem(error: unknown): void {
-  problemLine.textContent = error instanceof ProblemError ? error.detail : String(error);
+  // The detail, and which field is wrong when the service names them.
+  const fields = error instanceof ProblemError ? (error.errors ?? []).map((field) => field.message) : [];
+  problemLine.textContent = error instanceof ProblemError ? [error.detail, ...fields].join(' ') : String(error);
   problemLine.dataset.code = error instanceof ProblemError ? error.code : 'error';
   problemLine.hidden = false;
 }

@@ -101,6 +101,10 @@ export async function startCheckoutServer(options: CheckoutServerOptions): Promi
       response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       return response.end(JSON.stringify({ token, expiresInSeconds: TOKEN_TTL_SECONDS }));
     }
+    if (path === '/favicon.ico') {
+      response.writeHead(204);
+      return response.end();
+    }
     response.writeHead(404, { 'content-type': 'text/plain' });
     response.end('not found');
   };
