@@ -38,7 +38,11 @@ export class SetCustomerLimitDto {
   @Min(0)
   providerCallsPerHour: number;
 
-  @ApiProperty({ example: 'Marketplace seller with a daily batch of pay-ins (ticket OPS-1432)', maxLength: CUSTOMER_LIMIT_NOTE_MAX_LENGTH })
+  @ApiProperty({
+    example: 'Marketplace seller with a daily batch of pay-ins (ticket OPS-1432)',
+    maxLength: CUSTOMER_LIMIT_NOTE_MAX_LENGTH,
+    description: 'Why, for the audit trail (`customer_limit.set`): a reason or a ticket, no personal data (the trail is append-only)',
+  })
   @Trim()
   @IsString()
   @MinLength(1)

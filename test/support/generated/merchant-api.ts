@@ -2412,7 +2412,10 @@ export interface components {
              * @example 120
              */
             providerCallsPerHour: number;
-            /** @example Marketplace seller with a daily batch of pay-ins (ticket OPS-1432) */
+            /**
+             * @description Why, for the audit trail (`customer_limit.set`): a reason or a ticket, no personal data (the trail is append-only)
+             * @example Marketplace seller with a daily batch of pay-ins (ticket OPS-1432)
+             */
             note: string;
         };
         ResolveOrderDto: {
