@@ -84,4 +84,22 @@ describe('customer shares of the provider budget, for any sequence of takes', ()
     );
     await reset();
   });
+
+  it("the sweep removes a customer's buckets once they leave the rolling hour, and keeps the counted ones", async () => {
+    await reset();
+    const minute = (minutesAgo: number) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - minutesAgo * 60_000);
+    await a.prisma.customerBudgetBucket.createMany({
+      data: [
+        { subject: 'c1', bucket: minute(62), used: 4 },
+        { subject: 'c1', bucket: minute(59), used: 2 },
+        { subject: 'c2', bucket: minute(0), used: 1 },
+      ],
+    });
+    expect(await a.get(AgentBudgetRepository).sweep()).toBe(1);
+    expect((await a.prisma.customerBudgetBucket.findMany({ orderBy: { bucket: 'asc' } })).map((b) => [b.subject, b.used])).toEqual([
+      ['c1', 2],
+      ['c2', 1],
+    ]);
+    await reset();
+  });
 });

@@ -62,6 +62,17 @@ describe('one customer saturating its share of the provider budget (issue 34, re
     const remaining = created.map((a) => Number(/r=(\d+)/.exec(String(a.headers['ratelimit']))![1])).sort();
     expect(remaining).toEqual([0, 1, 2, 3, 4]);
 
+    // Its wallet link is refused the same way: no provider call, the email's claim released, nothing stored.
+    const linksSent = hosts.link.state.walletLinks.size;
+    const greedyLinker = await apiUser(hosts.service, greedy.sub);
+    const email = uniqueLinkEmail();
+    const link = await greedyLinker.createLink({ email, phone: '650000002', phoneCountry: '+237' });
+    expect(link.status).toBe(429);
+    expect(link.body.code).toBe('customer_limit_reached');
+    expect(link.headers['retry-after']).toBeDefined();
+    expect(hosts.link.state.walletLinks.size).toBe(linksSent);
+    expect(await hosts.service.prisma.walletLink.count({ where: { ownerId: greedy.sub } })).toBe(0);
+
     // Another customer is untouched: its pay-in and its wallet link go through, with its own share in the headers.
     const other = await customer(hosts.service);
     const payin = await other.createOrder({ amount: '100' });
@@ -70,9 +81,9 @@ describe('one customer saturating its share of the provider budget (issue 34, re
       `"customer";r=${CUSTOMER_LIMIT - 1};t=${/t=(\d+)/.exec(String(payin.headers['ratelimit']))![1]}`,
     );
     const linker = await apiUser(hosts.service, other.sub);
-    const link = await linker.createLink({ email: uniqueLinkEmail(), phone: '650000001', phoneCountry: '+237' });
-    expect(link.status).toBe(201);
-    expect(link.headers['ratelimit']).toMatch(new RegExp(`^"customer";r=${CUSTOMER_LIMIT - 2};t=\\d+$`));
+    const otherLink = await linker.createLink({ email: uniqueLinkEmail(), phone: '650000001', phoneCountry: '+237' });
+    expect(otherLink.status).toBe(201);
+    expect(otherLink.headers['ratelimit']).toMatch(new RegExp(`^"customer";r=${CUSTOMER_LIMIT - 2};t=\\d+$`));
   });
 
   it('a refused request stores nothing and frees its Idempotency-Key: reused once the customer may call again', async () => {
