@@ -119,6 +119,7 @@ describe('the alert rules and the dashboard in deploy/', () => {
       'PaymentsBffAttentionQueueOld',
       'PaymentsBffWebhookDeliveriesFailed',
       'PaymentsBffWebhookAttemptsFailing',
+      'PaymentsBffWebhookSigningSecretUnreadable',
       'PaymentsBffServerErrors',
     ]);
     for (const rule of rules) {
