@@ -6,7 +6,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['src/generated/**', 'dist/**', 'test/support/generated/**', 'node_modules/**', 'coverage/**', 'client/src/openapi/**', 'client/dist/**', 'client/node_modules/**', 'examples/**/dist/**'],
+    ignores: [
+      'src/generated/**',
+      'dist/**',
+      'test/support/generated/**',
+      'node_modules/**',
+      'coverage/**',
+      'client/src/openapi/**',
+      'client/dist/**',
+      'client/node_modules/**',
+      'examples/**/dist/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

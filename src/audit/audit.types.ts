@@ -19,7 +19,15 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_RESOURCE_TYPES = ['order', 'card_operation', 'distribution', 'orders_export', 'webhook_endpoint', 'event', 'customer'] as const;
+export const AUDIT_RESOURCE_TYPES = [
+  'order',
+  'card_operation',
+  'distribution',
+  'orders_export',
+  'webhook_endpoint',
+  'event',
+  'customer',
+] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 export interface NewAuditEvent {

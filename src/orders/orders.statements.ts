@@ -1,13 +1,7 @@
 import { column, isoTimeSql, sqlStatement, type RowOf } from '../database/sql-statement';
 import { keysetListStatements, type ListFilter } from '../database/list-queries';
 import { idempotencyAnswerCte } from '../idempotency/idempotency.repository';
-import {
-  ORDER_STATUSES,
-  type OrderDetailRecord,
-  type OrderFilter,
-  type OrderStatus,
-  type OrderStatusEvent,
-} from './order.types';
+import { ORDER_STATUSES, type OrderDetailRecord, type OrderFilter, type OrderStatus, type OrderStatusEvent } from './order.types';
 
 /** The written-out SQL of OrdersRepository: its hot paths, lists, export and background work (listed in src/queries/orders.repository.sql). */
 export const repository = 'orders.repository';
