@@ -51,6 +51,8 @@ describe('webhook delivery through repeated kill -9', () => {
       DATABASE_URL: testDatabaseUrl(),
       PROVIDER_BASE_URL: sandbox.url,
       PROVIDER_TIMEOUT_MS: '3000',
+      // One customer makes all 300 pay-ins: its share of the provider budget must hold them.
+      PROVIDER_CUSTOMER_HOURLY_LIMIT: '600',
       AUTH_JWT_SECRET: JWT_SECRET,
       CALLBACK_SIGNING_SECRET: 'test-callback-signing-secret-0123456789abcdef',
       // Retries never run out during the test; the receiver answers 200 anyway.
