@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# Payments BFF image (Node.js 22 LTS, Debian bookworm slim; .nvmrc names the same major for development).
+# Payments BFF image (Node.js 24 LTS, Debian bookworm slim; .nvmrc names the same major for development).
 #   docker build -t payments-bff .
 #   docker run --rm --env-file prod.env payments-bff npm run db:migrate    # migrations: a separate, one-shot step
 #   docker run -d -p 3000:3000 --env-file prod.env payments-bff            # the service (never migrates)
@@ -12,7 +12,7 @@
 # PROVIDER_SP_AUTH_TOKEN, PUBLIC_BASE_URL, CALLBACK_SIGNING_SECRET, DATA_ENCRYPTION_KEY and
 # AUTH_JWT_SECRET or AUTH_JWKS_URL (see .env.example and README.md). No .env enters the image.
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: every dependency, Prisma client generation, TypeScript compilation to dist/ ---------
 FROM ${NODE_IMAGE} AS build

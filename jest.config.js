@@ -5,9 +5,9 @@
  * docs/testing.md describes them.
  * - `unit`: the specs next to the code (`src/**\/*.spec.ts`). Pure logic and services with fake
  *   repositories and clients: no global setup, no database, no application. `npm run test:unit`.
- * - `integration`: everything under `test/` (`*.e2e-spec.ts`, `*.spec.ts`), against one migrated
- *   database (PGlite in memory, or a fresh database on TEST_DATABASE_URL) created by the global
- *   setup. `npm run test:integration`.
+ * - `integration`: everything under `test/` (`*.e2e-spec.ts`, `*.spec.ts`), each jest worker on its
+ *   own copy of the run's migrated template (a PGlite per worker, or a database per worker on
+ *   TEST_DATABASE_URL) made by the global setup. `npm run test:integration`.
  * - `perf`: `test/**\/*.perf-spec.ts`, measurements of the runtime rather than behaviour (V8 heap
  *   bytes, garbage-collection traces, what survives a scavenge), which depend on what else the
  *   process and the machine are doing. Same database and global setup as `integration`.
@@ -32,9 +32,11 @@ const shared = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 
+// One migrated template per run (global setup); each worker works on a copy of its own (setup file).
 const integrationDatabase = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/support/worker-database.setup.ts'],
 };
 
 const projects = [

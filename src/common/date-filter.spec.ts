@@ -137,5 +137,7 @@ describe('isTimeZone', () => {
   it('knows IANA names and refuses others', () => {
     expect(['UTC', 'Africa/Douala', 'Europe/Paris', 'America/New_York'].every(isTimeZone)).toBe(true);
     expect(['Mars/Olympus', 'CEST+1', '', 'Europe/Paris\u0000'].some(isTimeZone)).toBe(false);
+    // UTC offsets are not IANA names: refused on every Node.js (Node 24's Intl accepts them as zones).
+    expect(['+01:00', '-05:30', '+0100', '+01'].some(isTimeZone)).toBe(false);
   });
 });

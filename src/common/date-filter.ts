@@ -124,6 +124,9 @@ export function instantOfLocalTime(local: LocalTime, timeZone: string): Date {
 
 /** Whether `name` is a time zone this runtime knows (IANA names such as `Africa/Douala`, or `UTC`). */
 export function isTimeZone(name: string): boolean {
+  // Node 24's Intl also takes a UTC offset (`+01:00`) as a zone, Node 20's refuses it: an IANA name
+  // on every runtime, so that one configuration starts on both.
+  if (/^[+-]/.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;

@@ -4,6 +4,8 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedPostgres {
   url: string;
+  /** The data directory as a tar archive, for `fromDump`. */
+  dump(): Promise<Blob>;
   stop(): Promise<void>;
 }
 
@@ -14,16 +16,21 @@ export interface EmbeddedPostgres {
  * transactions instead of interleaving them.
  */
 export async function startEmbeddedPostgres(
-  options: { dataDir?: string; port?: number; maxConnections?: number } = {},
+  /** `fromDump`: starts from a data directory written by `dumpDataDir` (tests copy a migrated one). */
+  options: { dataDir?: string; port?: number; maxConnections?: number; fromDump?: Blob } = {},
 ): Promise<EmbeddedPostgres> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {});
+  const db = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.fromDump ? { loadDataDir: options.fromDump } : {}),
+  });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: options.maxConnections ?? 64 });
   keepExtendedQuerySequencesTogether(server);
   await server.start();
   const [host, port] = server.getServerConn().split(':');
   return {
     url: `postgresql://postgres@${host}:${port}/postgres?sslmode=disable`,
+    dump: () => db.dumpDataDir('none'),
     async stop() {
       await server.stop();
       await db.close();

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DIST_LOCK, withRunLock } from '../support/run-lock';
 import { freePort } from '../support/test-service';
 
 const ROOT = resolve(__dirname, '../..');
@@ -50,6 +51,8 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
 
 // A first start initialises an embedded database in a fresh data directory; start:dev builds first.
 const CASE_TIMEOUT_MS = 240_000;
+/** At most how long a case waits for `npm run build` of another worker to leave dist/. */
+const LOCK_WAIT_MS = 300_000;
 
 /**
  * A process manager, a terminal multiplexer or `kill <pid>` sends SIGTERM to the `npm start` process
@@ -137,21 +140,23 @@ describe('SIGTERM to the npm process (or to the Nest CLI)', () => {
   it.each(['start', 'start:dev'])(
     'npm run %s: the service stops cleanly, frees its port, and no process of the tree is left',
     async (script) => {
-      await startThenTerminate('npm', ['run', script]);
+      // start:dev compiles into dist/ and runs from it, which `npm run build` may be rewriting in another worker.
+      if (script === 'start:dev') await withRunLock(DIST_LOCK, () => startThenTerminate('npm', ['run', script]));
+      else await startThenTerminate('npm', ['run', script]);
     },
-    CASE_TIMEOUT_MS,
+    CASE_TIMEOUT_MS + LOCK_WAIT_MS,
   );
 
   it(
     "npx nest start (nest-cli.json): SIGTERM to the Nest CLI stops the service, started with a migrating start's node options",
     async () => {
-      const tree = await startThenTerminate(resolve(ROOT, 'node_modules/.bin/nest'), ['start']);
+      const tree = await withRunLock(DIST_LOCK, () => startThenTerminate(resolve(ROOT, 'node_modules/.bin/nest'), ['start']));
       // The CLI's shell became the service (nest-cli.json's exec): no shell in between to die of the signal.
       expect(tree.filter((command) => /^\d+ (\/bin\/)?sh /.test(command))).toEqual([]);
       expect(tree.filter((command) => command.includes('--no-allocation-site-pretenuring') && /dist\/main\b/.test(command))).toHaveLength(
         1,
       );
     },
-    CASE_TIMEOUT_MS,
+    CASE_TIMEOUT_MS + LOCK_WAIT_MS,
   );
 });

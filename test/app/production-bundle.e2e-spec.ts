@@ -8,6 +8,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startChildService, type ChildService } from '../support/child-service';
 import { OtlpReceiver } from '../support/otlp-receiver';
 import { orderRequest } from '../support/provider-factories';
+import { DIST_LOCK, withRunLock } from '../support/run-lock';
 import { testDatabaseUrl } from '../support/test-database';
 import { startProdCommand, startProdEnvironment } from '../support/start-prod-command';
 import { startTestSandbox } from '../support/test-service';
@@ -29,7 +30,10 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+    // dist/ is shared with the files that run `nest start` in another worker (test/support/run-lock.ts).
+    await withRunLock(DIST_LOCK, () =>
+      promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }),
+    );
     sandbox = await startTestSandbox();
     const command = startProdCommand();
     env = {
@@ -38,7 +42,7 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
     };
     service = await startChildService(env, { nodeArgs: command.nodeArgs, readyPath: '/health/ready' });
     token = await mintToken({ sub: 'bundle-customer', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
-  }, 300_000);
+  }, 540_000);
 
   afterAll(async () => {
     if (service && service.child.exitCode === null) service.child.kill('SIGTERM');

@@ -87,14 +87,14 @@ describe('the Dockerfile', () => {
   const runtime = stages[stages.length - 1];
   const build = stages.find((s) => s.alias === 'build')!;
 
-  it('is multi-stage, every stage on the Node.js 22 LTS slim image', () => {
+  it('is multi-stage, every stage on the Node.js 24 LTS slim image', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const stage of stages) expect(stage.image).toMatch(/^node:22(\.\d+)*-(bookworm-)?slim(@sha256:[0-9a-f]{64})?$/);
+    for (const stage of stages) expect(stage.image).toMatch(/^node:24(\.\d+)*-(bookworm-)?slim(@sha256:[0-9a-f]{64})?$/);
   });
 
   it('names in .nvmrc the Node.js major the image runs: development runs what production runs', () => {
-    // CI and the oldest supported development machines run Node.js 20 (package.json engines: >=20.19);
-    // .nvmrc is the version `nvm use` picks, the image's.
+    // The oldest supported development machines run Node.js 20 (package.json engines: >=20.19);
+    // .nvmrc is the version `nvm use` picks, the image's; CI runs the suite on both (.ci/run).
     const major = /^node:(\d+)/.exec(runtime.image)![1];
     expect(read('.nvmrc').trim()).toBe(major);
     for (const stage of stages) expect(stage.image.startsWith(`node:${major}`)).toBe(true);

@@ -47,23 +47,28 @@ class RolledBack extends Error {
 async function planOf(service: TestService, sql: string, { before = [] as string[], after = [] as string[] } = {}): Promise<PlanNode> {
   let plan: Record<string, unknown>[] = [];
   try {
-    await service.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
+    await service.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
                              needs_review, created_at, updated_at)
          SELECT gen_random_uuid(), 'ord_plan_' || i || '_' || gen_random_uuid(), 'plan-customer-' || (i % 500),
                 (ARRAY['SUCCEEDED','FAILED','EXPIRED','UNKNOWN'])[1 + i % 4]::"OrderStatus", 100, (ARRAY['XAF','XOF'])[1 + i % 2], 1,
                 '237600000001', 'Order', 'Payer', 'payer@example.com', i % 100 = 0,
                 now() - make_interval(secs => i * 60), now() - make_interval(secs => i * 60)
          FROM generate_series(1, 5000) AS i`,
-      );
-      await tx.$executeRawUnsafe('ANALYZE orders');
-      for (const plan of ['seqscan', 'sort', 'bitmapscan']) await tx.$executeRawUnsafe(`SET LOCAL enable_${plan} = off`);
-      for (const statement of before) await tx.$executeRawUnsafe(statement);
-      const explained = await tx.$queryRawUnsafe<Record<string, unknown>[]>(`EXPLAIN (FORMAT JSON) ${sql}`);
-      for (const statement of after) await tx.$executeRawUnsafe(statement);
-      throw new RolledBack(explained);
-    });
+        );
+        await tx.$executeRawUnsafe('ANALYZE orders');
+        for (const plan of ['seqscan', 'sort', 'bitmapscan']) await tx.$executeRawUnsafe(`SET LOCAL enable_${plan} = off`);
+        for (const statement of before) await tx.$executeRawUnsafe(statement);
+        const explained = await tx.$queryRawUnsafe<Record<string, unknown>[]>(`EXPLAIN (FORMAT JSON) ${sql}`);
+        for (const statement of after) await tx.$executeRawUnsafe(statement);
+        throw new RolledBack(explained);
+      },
+      // Not Prisma's default of 5 s: 5,000 rows and ANALYZE took 6 to 12 s on PGlite on a loaded
+      // 2-core machine, with another jest worker beside it. Its duration is not under test.
+      { timeout: 120_000 },
+    );
   } catch (error) {
     if (!(error instanceof RolledBack)) throw error;
     plan = error.explained;

@@ -9,8 +9,19 @@ import { inject, problemShapeFailure, type InjectedAnswer } from './hostile-harn
  * layer's own limits answer (another part of issue 10).
  */
 
-/** Cases per property: at least 2,000 (FUZZ_RUNS may raise it for a longer local hunt). */
-export const FUZZ_RUNS = Math.max(2000, Number(process.env.FUZZ_RUNS) || 0);
+/**
+ * Cases per property: 200 in `npm test`, so that every property runs in every run at a cost of
+ * seconds; CI runs the fuzz files again with FUZZ_RUNS=2000 in a step of its own (.ci/run), and a
+ * longer local hunt raises it further. A value that is not a positive integer is refused rather
+ * than silently running the default.
+ */
+export const FUZZ_RUNS = fuzzRuns(process.env.FUZZ_RUNS);
+
+function fuzzRuns(value: string | undefined): number {
+  if (value === undefined || value === '') return 200;
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`FUZZ_RUNS must be a positive integer (cases per property), not ${JSON.stringify(value)}`);
+  return Number(value);
+}
 
 /**
  * A fixed seed per property (derived from its name), so CI is reproducible. `FUZZ_SEED` replaces

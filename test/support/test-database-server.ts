@@ -19,16 +19,43 @@ export class TestDatabaseSetupError extends Error {
 
 /**
  * Creates a fresh database on the server of `serverUrl` (the database named there is only used to
- * connect) and returns its URL and a function that drops it.
+ * connect), empty or a copy of `template` (a migrated database nobody is connected to), and returns
+ * its URL and a function that drops it.
  */
-export async function createRunDatabase(serverUrl: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createRunDatabase(
+  serverUrl: string,
+  name: string,
+  template?: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const target = parseServerUrl(serverUrl);
-  await withServer(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+  await withServer(serverUrl, (client) => createDatabase(client, name, template));
   target.pathname = `/${name}`;
   return {
     url: target.toString(),
-    drop: () => withServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+    drop: () => dropRunDatabase(serverUrl, name),
   };
+}
+
+/** Drops database `name` of the server of `serverUrl`, ending its sessions. */
+export function dropRunDatabase(serverUrl: string, name: string): Promise<void> {
+  return withServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/** How often a copy is tried again while another session leaves the template (55006). */
+const TEMPLATE_BUSY_ATTEMPTS = 20;
+
+async function createDatabase(client: Client, name: string, template: string | undefined): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
+      return;
+    } catch (error) {
+      // Copies of one template made at once by two workers: the server refuses a copy while any
+      // other session is connected to the template, including another CREATE DATABASE reading it.
+      if ((error as { code?: unknown }).code !== '55006' || attempt === TEMPLATE_BUSY_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
 }
 
 async function withServer(serverUrl: string, work: (client: Client) => Promise<unknown>): Promise<void> {
