@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { databaseOfItsOwn } from '../support/database-of-its-own';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -12,9 +13,14 @@ describe('customer limits: GET, PUT, DELETE /v1/customer-limits/{subject}', () =
   let service: TestService;
   let admin: string;
   let finance: string;
+  let database: { url: string; drop: () => Promise<void> };
   beforeAll(async () => {
+    // Its own database: the merchant-wide budget of AGENT_LIMIT calls is counted per database, and
+    // the worker's database carries the calls of every file that ran in it before this one.
+    database = await databaseOfItsOwn('customer_limits');
     sandbox = await startTestSandbox();
     service = await startTestService(sandbox, {
+      DATABASE_URL: database.url,
       PROVIDER_CUSTOMER_HOURLY_LIMIT: String(DEFAULT_LIMIT),
       PROVIDER_AGENT_HOURLY_LIMIT: String(AGENT_LIMIT),
     });
@@ -22,8 +28,9 @@ describe('customer limits: GET, PUT, DELETE /v1/customer-limits/{subject}', () =
     finance = await service.bearer(`fin_${randomUUID().slice(0, 6)}`, 'finance');
   });
   afterAll(async () => {
-    await service.close();
-    await sandbox.close();
+    await service?.close();
+    await sandbox?.close();
+    await database?.drop();
   });
 
   const http = () => request(service.server);

@@ -27,7 +27,7 @@ export async function startHostileHosts(env: Record<string, string> = {}, sandbo
 export async function inject(
   service: TestService,
   options: {
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     url: string;
     token?: string;
     key?: string;

@@ -124,6 +124,8 @@ describe('hostile: the cost of a request is linear in its size', () => {
     'POST /v1/distributions/{id}/resolution': () => ({ status: 'ACCEPTED', note: 'Dashboard line 42' }),
     'POST /v1/events/{id}/redeliver': () => ({ endpointId: randomUUID() }),
     'POST /v1/webhook-endpoints': () => ({ url: WEBHOOK_URL, events: ['order.review_needed'], description: WEBHOOK_MARKER }),
+    'PUT /v1/customer-limits/{subject}': () => ({ providerCallsPerHour: 10, note: 'Dashboard line 42' }),
+    'POST /v1/customers/{subject}/erasure': () => ({ note: 'Request 42 of the customer' }),
     'PATCH /v1/webhook-endpoints/{id}': () => ({
       url: WEBHOOK_URL,
       events: ['order.failed'],
@@ -139,9 +141,10 @@ describe('hostile: the cost of a request is linear in its size', () => {
       .replace('/card-users/{id}', `/card-users/${cardUserId}`)
       .replace('/cards/{id}', `/cards/${cardId}`)
       .replace('/webhook-endpoints/{id}', `/webhook-endpoints/${webhookEndpointId}`)
-      .replace('{id}', randomUUID());
+      .replace('{id}', randomUUID())
+      .replace('{subject}', `cost_${randomUUID().slice(0, 8)}`);
   /** 'PATCH /path' as its method and path. */
-  const methodOf = (route: string) => route.split(' ')[0] as 'POST' | 'PATCH';
+  const methodOf = (route: string) => route.split(' ')[0] as 'POST' | 'PUT' | 'PATCH';
   const pathOf = (route: string) => route.split(' ')[1];
 
   /**
@@ -153,7 +156,7 @@ describe('hostile: the cost of a request is linear in its size', () => {
   async function measured(
     url: string,
     payload: string,
-    method: 'POST' | 'PATCH' = 'POST',
+    method: 'POST' | 'PUT' | 'PATCH' = 'POST',
   ): Promise<{ answer: InjectedAnswer; delayMs: number }> {
     let last = performance.now();
     let longest = 0;
