@@ -230,6 +230,8 @@ async function main() {
       DATABASE_URL: databaseUrl,
       PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
       PROVIDER_AGENT_HOURLY_LIMIT: String(settings.agentHourlyLimit),
+      // One bench user makes every pay-in: its share of the budget is the whole budget.
+      PROVIDER_CUSTOMER_HOURLY_LIMIT: String(settings.agentHourlyLimit),
     };
 
     const sandbox = startGroup('sandbox', process.execPath, ['-r', '@swc-node/register', 'bench/sandbox.cjs'], {

@@ -41,6 +41,8 @@ describe('an instance that migrated at its start (npm start)', () => {
           NODE_ENV: 'development',
           LOG_LEVEL: 'warn',
           AUTH_JWT_SECRET: JWT_SECRET,
+          // One customer makes the 50 pay-ins the pages read.
+          PROVIDER_CUSTOMER_HOURLY_LIMIT: '600',
           ...(database ? { DATABASE_URL: database.url } : { EMBEDDED_DATA_DIR: dataDir }),
         },
         { nodeArgs: ['--trace-gc-nvp', ...nodeScriptCommand('start').nodeArgs], readyPath: '/health/ready', startTimeoutMs: 90_000 },

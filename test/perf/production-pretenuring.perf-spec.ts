@@ -56,6 +56,8 @@ describe("an instance run with start:prod's node options", () => {
       {
         ...startProdEnvironment({ databaseUrl: database.url, providerBaseUrl: sandbox.url, jwtSecret: JWT_SECRET }),
         PROVIDER_AGENT_HOURLY_LIMIT: '1000000',
+        // One customer makes every pay-in of the measurement.
+        PROVIDER_CUSTOMER_HOURLY_LIMIT: '1000000',
         LOG_LEVEL: 'warn',
       },
       {

@@ -74,7 +74,9 @@ function poolerSuite() {
     token = await mintToken({ sub: 'cust_pooler', roles: ['customer'], ttl: '1h', secret: JWT_SECRET });
   }, 90_000);
   beforeEach(async () => {
+    // Every test starts with the hour's budgets unspent: the merchant's, and the one customer's share.
     await db.query('DELETE FROM agent_budget_buckets');
+    await db.query('DELETE FROM customer_budget_buckets');
   });
   afterAll(async () => {
     for (const child of [a, b]) if (child && child.child.exitCode === null) child.child.kill('SIGKILL');
