@@ -9,6 +9,7 @@ import { currentRequestId } from '../logging/request-context';
 import { inSpan, startStatementSpan } from '../tracing/tracing';
 import { sendStatement } from './send-statement';
 import type { SqlStatement, StatementRow } from './sql-statement';
+import { retryingDeadlock } from './deadlock-retry';
 
 export const DATABASE_POOL_SIZE = 10;
 /** How long a query waits for a connection (a free slot of the pool, or a new one) before it fails: answered 503, never a request hanging forever on a lost database. */
@@ -91,7 +92,8 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   async runCounted<S extends SqlStatement>(statement: S, values: unknown[]): Promise<{ rows: StatementRow<S>[]; count: number }> {
     const client = await this.pool.connect();
     try {
-      return await this.send(client, statement, values);
+      // On its own (autocommit): a statement aborted to break a deadlock was rolled back whole.
+      return await retryingDeadlock(() => this.send(client, statement, values));
     } finally {
       client.release();
     }
