@@ -9,7 +9,6 @@ export default tseslint.config(
     ignores: [
       'src/generated/**',
       'dist/**',
-      'test/support/generated/**',
       'node_modules/**',
       'coverage/**',
       'client/src/openapi/**',

@@ -1,12 +1,12 @@
 /**
  * What a frontend writes with a client generated from openapi.json: openapi-typescript's types
- * (test/support/generated/merchant-api.ts, written by `npm run docs:openapi`) and openapi-fetch.
+ * (the client's client/src/openapi/merchant-api.ts, written by `npm run docs:openapi`) and openapi-fetch.
  * Nothing here is typed by hand: request bodies, headers, query parameters and answers all come
  * from the document, named by its operationIds. test/docs/typed-client.e2e-spec.ts type-checks
  * this file with tsc and drives a pay-in with it.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { operations, paths } from '../support/generated/merchant-api';
+import type { operations, paths } from '../../client/src/openapi/merchant-api';
 
 export type MerchantClient = Client<paths>;
 export type NewOrder = operations['createOrder']['requestBody']['content']['application/json'];
