@@ -12,11 +12,13 @@
  *   then the pay-in sent to the provider over HTTP (provider token fetched once and cached);
  *   4. the order moved to its outcome, its history row, the call-log row, the idempotency answer
  *      stored and the change notified.
- * - `POST /minimal/v1/orders`, the minimal write (a second yardstick for `POST /v1/orders`): the
- *   bearer verified and the body checked as above, ONE insert of the order (`submitted_at` set), the
- *   same pay-in to the provider, ONE update of the order with the outcome, and the same answer. Two
- *   prepared statements and no transaction block: no idempotency record (the header is ignored), no
- *   history row, no budget, no call-log row, no notification.
+ * - `POST /minimal/v1/orders`, the minimal write (the yardstick of `POST /v1/orders`): the bearer
+ *   verified and the body checked as above, ONE insert of the order claiming its Idempotency-Key
+ *   (required; a unique index on (owner, key) of the bare schema, bench/database.mjs
+ *   addMinimalWriteKey; a key already used answers 409, no replay), `submitted_at` set, the same
+ *   pay-in to the provider, ONE update of the order with the outcome, and the same answer. Two
+ *   prepared statements and no transaction block: no idempotency record, no history row, no budget,
+ *   no call-log row, no notification.
  *
  * - `GET /v1/orders` (`npm run bench:scale`): a keyset page of 50 through one prepared statement per
  *   set of equality filters, as the service's lists.
@@ -30,6 +32,7 @@ import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
 import pg from 'pg';
 import pino from 'pino';
+import { addMinimalWriteKey } from './database.mjs';
 
 const env = (name) => {
   const value = process.env[name];
@@ -72,6 +75,7 @@ const providerAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 // the bench's own throw-away database. Concurrent requests may overshoot the limit by the number in
 // flight (each reads the window before adding to it): a bench yardstick, not a budget to copy as is.
 await pool.query(`CREATE TABLE IF NOT EXISTS bench_agent_budget (minute timestamptz PRIMARY KEY, used integer NOT NULL)`);
+await addMinimalWriteKey(config.databaseUrl);
 
 const SQL = {
   getOrder: `
@@ -147,8 +151,9 @@ const SQL = {
     FROM change`,
   minimalInsert: `
     INSERT INTO orders (id, reference, customer_id, amount, currency, service, wallet, description, payer, payer_email,
-                        submitted_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+                        submitted_at, bench_idempotency_key)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11)
+    ON CONFLICT (customer_id, bench_idempotency_key) WHERE bench_idempotency_key IS NOT NULL DO NOTHING
     RETURNING created_at`,
   minimalOutcome: `
     UPDATE orders SET status = $2::"OrderStatus", provider_reference = $3, provider_transaction_reference = $4,
@@ -463,12 +468,17 @@ async function payInOutcome(order, payIn, createdAt) {
   return { answer, envelope, errorCode, durationMs, status, failureReason, detail, reason, now, dto };
 }
 
-app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => {
-  const user = await authenticate(request);
+function idempotencyKey(request) {
   const key = request.headers['idempotency-key'];
   if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
     throw new HttpProblem(400, 'idempotency_key_required', 'Send an Idempotency-Key header');
   }
+  return key;
+}
+
+app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => {
+  const user = await authenticate(request);
+  const key = idempotencyKey(request);
   const body = request.body;
   const amount = checkedAmount(body);
   const hash = requestHash(body);
@@ -535,11 +545,13 @@ app.post('/v1/orders', { schema: createOrderSchema }, async (request, reply) => 
 });
 
 /**
- * The minimal write: what a pay-in cannot do without. The token and the body checked, the order
- * inserted, the pay-in sent, the order updated with the outcome: two statements, no transaction.
+ * The minimal write: what a pay-in cannot do without. The token, the key and the body checked, the
+ * order inserted under its key, the pay-in sent, the order updated with the outcome: two statements,
+ * no transaction.
  */
 app.post('/minimal/v1/orders', { schema: createOrderSchema }, async (request, reply) => {
   const user = await authenticate(request);
+  const key = idempotencyKey(request);
   const body = request.body;
   const order = newOrder(body, checkedAmount(body));
   const inserted = await run('minimalInsert', [
@@ -553,7 +565,9 @@ app.post('/minimal/v1/orders', { schema: createOrderSchema }, async (request, re
     order.description,
     order.payer,
     order.payerEmail,
+    key,
   ]);
+  if (inserted.rowCount === 0) throw new HttpProblem(409, 'idempotency_key_reused', 'This key was already used');
   const outcome = await payInOutcome(order, payInFor(order), inserted.rows[0].created_at);
   const { dto } = outcome;
   await run('minimalOutcome', [

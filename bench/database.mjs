@@ -31,6 +31,26 @@ async function withClient(url, work) {
   }
 }
 
+/**
+ * The bare schema's one addition for the minimal write (bench/bare-server.mjs): the order row carries
+ * its Idempotency-Key under a unique index per owner. Partial, so the service's own orders (no key)
+ * add no index entry; added before any server starts (a column added under a running service would
+ * change the rows of its prepared `RETURNING o.*`), and a no-op when present.
+ */
+export async function addMinimalWriteKey(url) {
+  await withClient(url, async (client) => {
+    const { rowCount } = await client.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'bench_idempotency_key'`,
+    );
+    if (rowCount > 0) return;
+    await client.query(`ALTER TABLE orders ADD COLUMN IF NOT EXISTS bench_idempotency_key text`);
+    await client.query(
+      `CREATE UNIQUE INDEX IF NOT EXISTS orders_bench_idempotency_key ON orders (customer_id, bench_idempotency_key)
+       WHERE bench_idempotency_key IS NOT NULL`,
+    );
+  });
+}
+
 export async function createDatabase(serverUrl, database) {
   await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${database}"`));
 }

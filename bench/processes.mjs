@@ -1,6 +1,7 @@
 /** The benchmarked processes: started in their own process groups, measured from /proc, stopped. */
-import { spawn } from 'node:child_process';
-import { openSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -121,13 +122,22 @@ export function postgresCpuMicros() {
 
 /** Peak resident set (VmHWM) of the group's processes, in bytes. */
 export function groupPeakRssBytes(group) {
+  return groupStatusBytes(group, 'VmHWM');
+}
+
+/** Resident set now (VmRSS) of the group's processes, in bytes. */
+export function groupRssBytes(group) {
+  return groupStatusBytes(group, 'VmRSS');
+}
+
+function groupStatusBytes(group, field) {
   let bytes = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(entry);
     if (!fields || Number(fields[2]) !== group.pid) continue;
     try {
-      const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
       if (match) bytes += Number(match[1]) * 1024;
     } catch {
       // The process ended meanwhile.
@@ -159,4 +169,61 @@ export function productionCommand(root) {
   if (words.shift() !== 'node') throw new Error(`start:prod must run node directly, not: ${script}`);
   const entry = words.pop();
   return { env, nodeOptions: words, entry };
+}
+
+/** What BENCH_ENTRY names: the file the service is started from. */
+export const ENTRIES = { bundle: 'dist/main.bundle.js', dist: 'dist/main.js' };
+
+/**
+ * `productionCommand` with the bench's choices applied: BENCH_ENTRY (`bundle` or `dist`) in place of
+ * start:prod's entry, and `extraNodeOptions` (BENCH_NODE_OPTIONS: flags being tried) after its options.
+ */
+export function serviceCommand(root, { entry = process.env.BENCH_ENTRY, extraNodeOptions = process.env.BENCH_NODE_OPTIONS } = {}) {
+  const production = productionCommand(root);
+  const chosen = entry?.trim();
+  if (chosen && !(chosen in ENTRIES)) throw new Error(`BENCH_ENTRY must be ${Object.keys(ENTRIES).join(' or ')} (got "${chosen}")`);
+  return {
+    ...production,
+    entry: chosen ? ENTRIES[chosen] : production.entry,
+    nodeOptions: [...production.nodeOptions, ...(extraNodeOptions?.trim() ? extraNodeOptions.trim().split(/\s+/) : [])],
+  };
+}
+
+/**
+ * The node binary the benchmarked servers run on: BENCH_NODE if set; else the Node.js major the image
+ * runs (.nvmrc, the Dockerfile's node:<major>), from the npm registry's node-linux-<arch> package
+ * installed where .ci/run installs it (installed there if missing); else, when that fails, the node
+ * running the bench, with a warning. Answers `{ path, version, note }`.
+ */
+export function benchNode(root) {
+  const versionOf = (path) => spawnSync(path, ['-v'], { encoding: 'utf8' }).stdout?.trim();
+  const chosen = process.env.BENCH_NODE?.trim();
+  if (chosen) {
+    const version = versionOf(chosen);
+    if (!version) throw new Error(`BENCH_NODE=${chosen} does not run`);
+    return { path: chosen, version, note: 'BENCH_NODE' };
+  }
+  const major = readFileSync(join(root, '.nvmrc'), 'utf8').trim();
+  if (process.versions.node.split('.')[0] === major)
+    return { path: process.execPath, version: process.version, note: `the image's major (${major})` };
+  const arch = { x64: 'x64', arm64: 'arm64' }[process.arch];
+  const prefix = join(process.env.TMPDIR || tmpdir(), `bff-ci-node-${major}`);
+  const path = arch && join(prefix, 'node_modules', `node-linux-${arch}`, 'bin', 'node');
+  if (path && !existsSync(path)) {
+    process.stderr.write(`bench: installing node-linux-${arch}@${major} into ${prefix} (the Node.js the image runs)\n`);
+    spawnSync(
+      'npm',
+      ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, `node-linux-${arch}@${major}`],
+      {
+        stdio: 'ignore',
+      },
+    );
+  }
+  const version = path && existsSync(path) ? versionOf(path) : undefined;
+  if (version?.startsWith(`v${major}.`)) return { path, version, note: `the image's major (${major}), ${prefix}` };
+  return {
+    path: process.execPath,
+    version: process.version,
+    note: `WARNING: not the image's Node.js ${major} (node-linux-${arch}@${major} could not be installed): the bench's own`,
+  };
 }

@@ -1,136 +1,191 @@
 /**
- * The Markdown table of `npm run bench` and its verdict against the goals of issue 12, then the
- * service's `POST /v1/orders` against the bare server's minimal write, with the targets of the issue
- * "One shape": printed as INFO lines, not counted in the verdict (nor by BENCH_STRICT). With
- * BENCH_BASELINE, the service against the baseline build on each path: BASELINE lines, not counted either.
+ * The Markdown table of `npm run bench` and its verdict against the goals of issue 38: the read
+ * against the bare server, the write against the bare server's minimal write, the service's peak
+ * RSS, and its cold start after an idle minute. PostgreSQL's CPU and the server's and PostgreSQL's
+ * together are printed beside each ratio as INFO; so is the bare server's full write
+ * (BENCH_FULL_WRITE=1). With a baseline (BENCH_BASELINE, BENCH_BASELINE_ENTRY,
+ * BENCH_BASELINE_NODE_OPTIONS), the service against it on each path: BASELINE lines, not counted.
  */
+import { percentile } from './mixed-client.mjs';
 
-const GOALS = {
-  'GET /v1/orders/{id}': { throughput: 0.6, efficiency: 0.4 },
-  'POST /v1/orders': { throughput: 0.5, efficiency: 0.33 },
-};
-const TARGETS = {
-  'POST /v1/orders vs minimal write': { path: 'POST /v1/orders', against: 'minimal', throughput: 0.5, efficiency: 0.4 },
-};
-const PEAK_RSS_GOAL_BYTES = 200 * 1024 * 1024;
+/** `against`: the yardstick's runs on the path ("minimal": the bare server's minimal write). */
+const GOALS = [
+  { path: 'GET /v1/orders/{id}', against: 'bare', throughput: 0.7, efficiency: 0.55 },
+  { path: 'POST /v1/orders', against: 'minimal', throughput: 0.5, efficiency: 0.4 },
+];
+/** The former write goals, against the bare server's full write: INFO when it is measured. */
+const INFOS = [{ path: 'POST /v1/orders', against: 'bare', throughput: 0.5, efficiency: 0.33 }];
+const PEAK_RSS_GOAL_BYTES = 175 * 1024 * 1024;
+/** The cold-start goal: the first requests' p99 at most this many times the settled p99. */
+const COLD_P99_FACTOR = 2;
 
-/** Every run of one server on one path, added up: rates over the summed time, costs over the summed requests. */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** Every run of one server on one path: the median run of each measure (the runs alternated with the other servers'). */
 function aggregate(runs) {
-  const completed = runs.reduce((sum, run) => sum + run.completed, 0);
-  const responses = runs.reduce((sum, run) => sum + run.responses, 0);
-  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
-  const mean = (field) => runs.reduce((sum, run) => sum + run[field], 0) / runs.length;
   // Costs are divided by the responses the server finished, in-flight ones at the end of a run included.
-  const perRequest = (field) => runs.reduce((sum, run) => sum + run[field], 0) / Math.max(1, responses);
+  const perRequest = (run, field) => run[field] / Math.max(1, run.responses);
+  const of = (measure) => median(runs.map(measure));
   return {
-    requestsPerSecond: completed / seconds,
+    runs: runs.length,
+    requestsPerSecond: of((run) => run.completed / run.seconds),
     failed: runs.reduce((sum, run) => sum + run.failed, 0),
-    p50: mean('p50'),
-    p99: mean('p99'),
-    cpuMicrosPerRequest: perRequest('cpuMicros'),
+    p50: of((run) => run.p50),
+    p99: of((run) => run.p99),
+    cpuMicrosPerRequest: of((run) => perRequest(run, 'cpuMicros')),
     // PostgreSQL's CPU (bench/processes.mjs postgresCpuMicros): undefined when it could not be read.
-    databaseCpuMicrosPerRequest: runs.every((run) => run.databaseCpuMicros !== undefined) ? perRequest('databaseCpuMicros') : undefined,
-    statementsPerRequest: perRequest('statements'),
-    transactionsPerRequest: perRequest('transactions'),
+    databaseCpuMicrosPerRequest: runs.every((run) => run.databaseCpuMicros !== undefined)
+      ? of((run) => perRequest(run, 'databaseCpuMicros'))
+      : undefined,
+    statementsPerRequest: of((run) => perRequest(run, 'statements')),
+    transactionsPerRequest: of((run) => perRequest(run, 'transactions')),
   };
 }
 
 const whole = (value) => Math.round(value).toLocaleString('en-US');
 const ratio = (value) => value.toFixed(2);
 const oneDecimal = (value) => value.toFixed(1);
+const megabytes = (bytes) => `${oneDecimal(bytes / 1024 / 1024)} MB`;
 const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 const orUnknown = (value, format) => (value === undefined ? 'n/a' : format(value));
+const yardstick = (name) => ({ bare: 'bare', minimal: 'minimal write', baseline: 'baseline' })[name];
 
-export function printReport({ results, memory, settings }) {
+export function printReport({ results, cold, memory, runtime, settings }) {
   const lines = [
-    '| path | bare req/s | service req/s | ratio | p50 ms bare / service | p99 ms bare / service | CPU µs/req bare / service | efficiency | PostgreSQL CPU µs/req bare / service | statements/req bare / service (transactions) |',
+    '| path | against | req/s against / service | ratio | p50 ms | p99 ms | CPU µs/req | CPU efficiency | PostgreSQL CPU µs/req | statements/req (transactions) |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const checks = [];
   const warnings = [];
   const infos = [];
-  /** One table row: the service against `against` on `path`; the warnings of `warnFor`; the two ratios. */
-  const compare = (label, path, against, warnFor = [against, 'service']) => {
+  const measured = (path, server) => results.some((result) => result.path === path && result.server === server);
+  /** One table row: the service against `against` on `path` (medians of the runs), its warnings, the ratios. */
+  const compare = (path, against) => {
     const runs = results.filter((result) => result.path === path);
-    const baseline = aggregate(runs.filter((run) => run.server === against));
+    const other = aggregate(runs.filter((run) => run.server === against));
     const service = aggregate(runs.filter((run) => run.server === 'service'));
-    const connections = runs[0]?.connections;
-    const throughput = service.requestsPerSecond / baseline.requestsPerSecond;
-    const efficiency = baseline.cpuMicrosPerRequest / service.cpuMicrosPerRequest;
+    const throughput = service.requestsPerSecond / other.requestsPerSecond;
+    const efficiency = other.cpuMicrosPerRequest / service.cpuMicrosPerRequest;
+    const pair = (field, format) => `${format(other[field])} / ${format(service[field])}`;
     lines.push(
-      `| \`${path}\`${label === path ? '' : label.slice(path.length)}, ${connections} connections | ${whole(baseline.requestsPerSecond)} | ${whole(service.requestsPerSecond)} | ${ratio(throughput)} | ` +
-        `${oneDecimal(baseline.p50)} / ${oneDecimal(service.p50)} | ${oneDecimal(baseline.p99)} / ${oneDecimal(service.p99)} | ` +
-        `${whole(baseline.cpuMicrosPerRequest)} / ${whole(service.cpuMicrosPerRequest)} | ${ratio(efficiency)} | ` +
-        `${orUnknown(baseline.databaseCpuMicrosPerRequest, whole)} / ${orUnknown(service.databaseCpuMicrosPerRequest, whole)} | ` +
-        `${oneDecimal(baseline.statementsPerRequest)} (${oneDecimal(baseline.transactionsPerRequest)}) / ` +
+      `| \`${path}\`, ${runs[0]?.connections} connections | ${yardstick(against)} | ${pair('requestsPerSecond', whole)} | ${ratio(throughput)} | ` +
+        `${pair('p50', oneDecimal)} | ${pair('p99', oneDecimal)} | ${pair('cpuMicrosPerRequest', whole)} | ${ratio(efficiency)} | ` +
+        `${orUnknown(other.databaseCpuMicrosPerRequest, whole)} / ${orUnknown(service.databaseCpuMicrosPerRequest, whole)} | ` +
+        `${oneDecimal(other.statementsPerRequest)} (${oneDecimal(other.transactionsPerRequest)}) / ` +
         `${oneDecimal(service.statementsPerRequest)} (${oneDecimal(service.transactionsPerRequest)}) |`,
     );
-    for (const [name, measured] of [
-      [against, baseline],
+    for (const [name, of] of [
+      [against, other],
       ['service', service],
-    ].filter(([name]) => warnFor.includes(name))) {
-      if (measured.statementsPerRequest === 0) {
-        warnings.push(`WARNING ${label}: the ${name} server sent no statement through pg: is it still on pg (bench/count-statements.cjs)?`);
+    ]) {
+      if (of.statementsPerRequest === 0) {
+        warnings.push(`WARNING ${path}: the ${name} server sent no statement through pg: is it still on pg (bench/count-statements.cjs)?`);
       }
-      if (measured.failed > 0)
-        warnings.push(`WARNING ${label}: ${measured.failed} requests of the ${name} server failed (non-2xx, errors, timeouts)`);
+      if (of.failed > 0) warnings.push(`WARNING ${path}: ${of.failed} requests of the ${name} server failed (non-2xx, errors, timeouts)`);
     }
-    return { throughput, efficiency, baseline, service };
-  };
-  for (const [path, goal] of Object.entries(GOALS)) {
-    const { throughput, efficiency } = compare(path, path, 'bare');
-    checks.push(
-      `${verdict(throughput >= goal.throughput)} ${path}: req/s ratio ${ratio(throughput)} (goal ≥ ${goal.throughput.toFixed(2)})`,
-      `${verdict(efficiency >= goal.efficiency)} ${path}: CPU efficiency ${ratio(efficiency)} (goal ≥ ${goal.efficiency.toFixed(2)})`,
-    );
-  }
-  for (const [label, target] of Object.entries(TARGETS)) {
-    if (!results.some((result) => result.path === target.path && result.server === target.against)) continue;
-    const { throughput, efficiency, baseline, service } = compare(label, target.path, target.against, [target.against]);
-    const met = (ok) => (ok ? 'INFO TARGET MET' : 'INFO TARGET NOT MET');
-    infos.push(
-      `${met(throughput >= target.throughput)} ${label}: req/s ratio ${ratio(throughput)} (target ≥ ${target.throughput.toFixed(2)})`,
-      `${met(efficiency >= target.efficiency)} ${label}: CPU efficiency ${ratio(efficiency)} (target ≥ ${target.efficiency.toFixed(2)})`,
-    );
-    // The database's side of the same comparison: its CPU per request, and both processes' together.
-    if (baseline.databaseCpuMicrosPerRequest !== undefined && service.databaseCpuMicrosPerRequest !== undefined) {
-      const together = (measured) => measured.cpuMicrosPerRequest + measured.databaseCpuMicrosPerRequest;
+    // The database's side of the same comparison, and both processes together: information, not goals.
+    if (other.databaseCpuMicrosPerRequest !== undefined && service.databaseCpuMicrosPerRequest !== undefined) {
+      const together = (of) => of.cpuMicrosPerRequest + of.databaseCpuMicrosPerRequest;
       infos.push(
-        `INFO ${label}: PostgreSQL's CPU ${whole(baseline.databaseCpuMicrosPerRequest)} / ${whole(service.databaseCpuMicrosPerRequest)} µs per request ` +
-          `(efficiency ${ratio(baseline.databaseCpuMicrosPerRequest / service.databaseCpuMicrosPerRequest)}); ` +
-          `server and PostgreSQL together ${whole(together(baseline))} / ${whole(together(service))} µs (efficiency ${ratio(together(baseline) / together(service))})`,
+        `INFO ${path} vs ${yardstick(against)}: PostgreSQL's CPU ${whole(other.databaseCpuMicrosPerRequest)} / ${whole(service.databaseCpuMicrosPerRequest)} µs per request ` +
+          `(efficiency ${ratio(other.databaseCpuMicrosPerRequest / service.databaseCpuMicrosPerRequest)}); ` +
+          `server and PostgreSQL together ${whole(together(other))} / ${whole(together(service))} µs (efficiency ${ratio(together(other) / together(service))})`,
       );
     }
+    return { throughput, efficiency };
+  };
+  for (const goal of GOALS) {
+    if (!measured(goal.path, goal.against)) continue;
+    const { throughput, efficiency } = compare(goal.path, goal.against);
+    const label = `${goal.path} vs ${yardstick(goal.against)}`;
+    checks.push(
+      `${verdict(throughput >= goal.throughput)} ${label}: req/s ratio ${ratio(throughput)} (goal ≥ ${goal.throughput.toFixed(2)})`,
+      `${verdict(efficiency >= goal.efficiency)} ${label}: CPU efficiency ${ratio(efficiency)} (goal ≥ ${goal.efficiency.toFixed(2)})`,
+    );
   }
-  // BENCH_BASELINE: the service against itself as it was, path by path, in the same run ("bare" columns: the baseline's).
+  for (const info of INFOS) {
+    if (!measured(info.path, info.against)) continue;
+    const { throughput, efficiency } = compare(info.path, info.against);
+    infos.push(
+      `INFO ${info.path} vs ${yardstick(info.against)}'s full write: req/s ratio ${ratio(throughput)} (former goal ≥ ${info.throughput.toFixed(2)}), ` +
+        `CPU efficiency ${ratio(efficiency)} (former goal ≥ ${info.efficiency.toFixed(2)})`,
+    );
+  }
+  // A baseline: the service against another build or start of itself, path by path, in the same run.
   const baselines = [];
-  if (settings.baselineRef) {
-    for (const path of [...new Set(results.map((result) => result.path))]) {
-      const { throughput, efficiency } = compare(`${path} vs baseline ${settings.baselineRef}`, path, 'baseline', ['baseline']);
-      baselines.push(
-        `BASELINE ${path}: req/s ${ratio(throughput)} and CPU efficiency ${ratio(efficiency)} of the baseline's (above 1.00: better than ${settings.baselineRef})`,
-      );
-    }
+  for (const path of [...new Set(results.map((result) => result.path))]) {
+    if (!measured(path, 'baseline')) continue;
+    const { throughput, efficiency } = compare(path, 'baseline');
+    baselines.push(
+      `BASELINE ${path}: req/s ${ratio(throughput)} and CPU efficiency ${ratio(efficiency)} of the baseline's (${settings.baselineLabel}; above 1.00: the service does better)`,
+    );
   }
-  const serviceRssMb = memory.servicePeakRssBytes / 1024 / 1024;
+
+  const coldLines = [];
+  for (const { server, settled, first, idleRssBytes } of cold) {
+    const settledP99 = percentile(settled.latencies, 0.99);
+    const firstP99 = percentile(first.latencies, 0.99);
+    const limit = COLD_P99_FACTOR * settledP99;
+    coldLines.push(
+      `| ${server} | ${settled.latencies.length} | ${oneDecimal(percentile(settled.latencies, 0.5))} | ${oneDecimal(settledP99)} | ` +
+        `${first.latencies.length} | ${oneDecimal(percentile(first.latencies, 0.5))} | ${oneDecimal(firstP99)} | ` +
+        `${oneDecimal(Math.max(...first.latencies))} | ${oneDecimal(first.latencies[0])} | ` +
+        `${whole(settled.cpuMicrosPerRequest)} / ${whole(first.cpuMicrosPerRequest)} | ${megabytes(idleRssBytes)} |`,
+    );
+    if (settled.failed + first.failed > 0)
+      warnings.push(`WARNING cold start: ${settled.failed + first.failed} requests of the ${server} failed`);
+    const rule =
+      `cold start: the first ${first.latencies.length} requests' p99 ${oneDecimal(firstP99)} ms ≤ ${COLD_P99_FACTOR} × the settled p99 ` +
+      `${oneDecimal(settledP99)} ms = ${oneDecimal(limit)} ms (nearest-rank p99, same mix, ${settings.cold.concurrency} at a time)`;
+    if (server === 'service') checks.push(`${verdict(firstP99 <= limit)} ${rule}`);
+    else baselines.push(`BASELINE ${server} ${rule}: ${firstP99 <= limit ? 'met' : 'not met'}`);
+  }
+
   checks.push(
-    `${verdict(memory.servicePeakRssBytes < PEAK_RSS_GOAL_BYTES)} service peak RSS ${oneDecimal(serviceRssMb)} MB (goal < 200 MB)`,
+    `${verdict(memory.servicePeakRssBytes < PEAK_RSS_GOAL_BYTES)} service peak RSS ${megabytes(memory.servicePeakRssBytes)} (goal < ${megabytes(PEAK_RSS_GOAL_BYTES)})`,
   );
   const passed = checks.every((check) => check.startsWith('PASS'));
+  const { cold: coldSettings } = settings;
 
   process.stdout.write(
     [
       '',
-      ...lines,
+      `Node.js ${runtime.node}`,
+      `service: ${runtime.service}`,
+      ...(runtime.baseline ? [`baseline: ${runtime.baseline}`] : []),
       '',
-      `Peak RSS: service ${oneDecimal(serviceRssMb)} MB, bare ${oneDecimal(memory.barePeakRssBytes / 1024 / 1024)} MB. ` +
-        `${settings.runs} runs of ${settings.durationSeconds} s per server and path, alternating, after ${settings.warmupSeconds} s of warm-up; ` +
-        `PROVIDER_AGENT_HOURLY_LIMIT=${settings.agentHourlyLimit} for both.`,
+      ...(results.length > 0
+        ? [
+            ...lines,
+            '',
+            `Columns "against / service"; each value the median of ${settings.runs} run(s) of ${settings.durationSeconds} s per server and path, ` +
+              `alternating per run, after ${settings.warmupSeconds} s of warm-up per server and path; PROVIDER_AGENT_HOURLY_LIMIT=${settings.agentHourlyLimit} for both.`,
+            '',
+          ]
+        : []),
+      ...(coldLines.length > 0
+        ? [
+            `Cold start: ${coldSettings.settledRequests} requests of the mix (1 pay-in, 3 reads) settled, right after the runs; then ${coldSettings.idleSeconds} s ` +
+              `without a request; then the first ${coldSettings.requests} of the same mix on new connections, ${coldSettings.concurrency} at a time.`,
+            '',
+            '| server | settled requests | settled p50 ms | settled p99 ms | first requests | first p50 ms | first p99 ms | first max ms | very first ms | CPU µs/req settled / first | RSS after the idle time |',
+            '|---|---|---|---|---|---|---|---|---|---|---|',
+            ...coldLines,
+            '',
+          ]
+        : []),
+      `Peak RSS: service ${megabytes(memory.servicePeakRssBytes)}, bare ${megabytes(memory.barePeakRssBytes)}` +
+        (memory.baselinePeakRssBytes ? `, baseline ${megabytes(memory.baselinePeakRssBytes)}` : '') +
+        '.',
       '',
       ...checks,
       ...warnings,
       passed ? 'All goals met.' : 'Some goals are not met.',
-      ...(infos.length > 0 ? ['', ...infos, 'The targets are not goals yet: they do not change the verdict nor the exit code.'] : []),
+      ...(infos.length > 0 ? ['', ...infos, 'INFO lines are information: they change neither the verdict nor the exit code.'] : []),
       ...(baselines.length > 0 ? ['', ...baselines] : []),
       '',
     ].join('\n'),
