@@ -26,7 +26,8 @@ import {
   type OperationOutcome,
 } from './card.types';
 import { CardProviderError, CardTerminatedError } from './cards.errors';
-import { CARD_OPERATIONS_TABLE, CardsRepository } from './cards.repository';
+import { CARD_OPERATIONS_TABLE, CardOperationsRepository } from './card-operations.repository';
+import { CardsRepository } from './cards.repository';
 
 /**
  * What every card use case shares: finding the card the caller may see or operate, card operations
@@ -43,7 +44,8 @@ export class CardOperationRunner {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
-    private readonly repository: CardsRepository,
+    private readonly repository: CardOperationsRepository,
+    private readonly cards: CardsRepository,
     private readonly idempotency: IdempotencyService,
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
@@ -70,7 +72,7 @@ export class CardOperationRunner {
   }
 
   async findVisible(user: AuthUser, id: string): Promise<CardRecord> {
-    const card = UUID_PATTERN.test(id) ? await this.repository.findCard(id) : undefined;
+    const card = UUID_PATTERN.test(id) ? await this.cards.findCard(id) : undefined;
     if (!card || !canSee(user, card.ownerId)) throw new NotFoundError(`No card ${id}.`);
     return card;
   }

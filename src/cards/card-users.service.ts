@@ -16,6 +16,7 @@ import type { CardUserRecord, CardUserRefresh } from './card.types';
 import { afterCursor, DEFAULT_PAGE_SIZE, positionOf, toPage, UUID_PATTERN, type PageQueryDto } from '../common/pagination';
 import type { CardUserDetailDto, CardUserDto, CardUserPageDto, CreateCardUserDto } from './card-users.dto';
 import type { CardOperationPageDto, ListCardOperationsQueryDto } from './card-operations.dto';
+import { CardUsersRepository } from './card-users.repository';
 import { CardsRepository } from './cards.repository';
 import { CardListsRepository } from './card-lists.repository';
 
@@ -31,7 +32,8 @@ export class CardUsersService {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
-    private readonly repository: CardsRepository,
+    private readonly repository: CardUsersRepository,
+    private readonly cards: CardsRepository,
     private readonly lists: CardListsRepository,
     private readonly provider: CardsClient,
     config: ConfigService<AppConfig, true>,
@@ -125,7 +127,7 @@ export class CardUsersService {
     let cardUser = await this.findVisible(user, id);
     let refreshed = false;
     // An erased card user (ERASED_MARK) is not asked for: the provider's answer would bring back, and log, what was erased.
-    if (cardUser.email === ERASED_MARK) return { ...toCardUserDto(cardUser, await this.repository.cardsOfUser(cardUser.id)), refreshed };
+    if (cardUser.email === ERASED_MARK) return { ...toCardUserDto(cardUser, await this.cards.cardsOfUser(cardUser.id)), refreshed };
     try {
       const details = await this.provider.getUser(cardUser.providerReference);
       cardUser = await this.repository.refreshCardUser(cardUser.id, readUserDetails(details));
@@ -137,7 +139,7 @@ export class CardUsersService {
       if (!(error instanceof ProviderError)) throw error;
       this.logger.warn({ cardUserId: cardUser.id, code: error.code }, 'card user refresh failed; answering the stored copy');
     }
-    const cards = await this.repository.cardsOfUser(cardUser.id);
+    const cards = await this.cards.cardsOfUser(cardUser.id);
     return { ...toCardUserDto(cardUser, cards), refreshed };
   }
 

@@ -7,6 +7,8 @@ import { ProviderOperationsModule } from '../provider-operations/provider-operat
 import { CardUsersController } from './card-users.controller';
 import { CardUsersService } from './card-users.service';
 import { CardOperationsController, CardsController } from './cards.controller';
+import { CardOperationsRepository } from './card-operations.repository';
+import { CardUsersRepository } from './card-users.repository';
 import { CardsRepository } from './cards.repository';
 import { CardListsRepository } from './card-lists.repository';
 import { CardsService } from './cards.service';
@@ -26,9 +28,11 @@ import { SyncCardUseCase } from './sync-card.use-case';
     MoveCardMoneyUseCase,
     ChangeCardStateUseCase,
     SyncCardUseCase,
+    CardUsersRepository,
     CardsRepository,
+    CardOperationsRepository,
     CardListsRepository,
   ],
-  exports: [CardsService, CardUsersService, CardsRepository],
+  exports: [CardsService, CardUsersService, CardOperationsRepository],
 })
 export class CardsModule {}

@@ -28,6 +28,7 @@ import type { CardTransactionDto, CardTransactionPageDto } from './card-transact
 import { isZeroAmount } from './cards.dto';
 import { CardCreationIncompleteError, CardProviderError } from './cards.errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { CardOperationsRepository } from './card-operations.repository';
 import { CardsRepository } from './cards.repository';
 import { CardListsRepository } from './card-lists.repository';
 import { CardOperationRunner } from './card-operation-runner';
@@ -63,7 +64,8 @@ export class CardsService implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
-    private readonly repository: CardsRepository,
+    private readonly repository: CardOperationsRepository,
+    private readonly cards: CardsRepository,
     private readonly lists: CardListsRepository,
     private readonly cardUsers: CardUsersService,
     private readonly provider: CardsClient,
@@ -89,7 +91,7 @@ export class CardsService implements OnModuleInit {
   private async recoveredCreation(operationId: string): Promise<unknown> {
     const operation = await this.repository.findOperation(operationId);
     if (!operation) return undefined;
-    const card = operation.cardId ? await this.repository.findCard(operation.cardId) : undefined;
+    const card = operation.cardId ? await this.cards.findCard(operation.cardId) : undefined;
     if (!card) throw new CardCreationIncompleteError(operation);
     return withoutCardSecrets({ ...toCardDto(card, this.currencies), operationId: operation.id });
   }
@@ -169,7 +171,7 @@ export class CardsService implements OnModuleInit {
     if (card.status !== 'TERMINATED') {
       try {
         const details = await this.provider.getCard(card.providerCardId);
-        card = await this.repository.refreshCard(card.id, this.runner.readCardDetails(card, details));
+        card = await this.cards.refreshCard(card.id, this.runner.readCardDetails(card, details));
         refreshed = true;
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;

@@ -8,7 +8,7 @@ import { toOperationDto } from './card-mappers';
 import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
 import { PROVIDER_CARD_STATUS, type CardStatus } from './card.types';
 import type { CardOperationResultDto } from './card-operations.dto';
-import { CardsRepository } from './cards.repository';
+import { CardOperationsRepository } from './card-operations.repository';
 
 type StateChange = {
   kind: 'FREEZE' | 'UNFREEZE' | 'TERMINATE';
@@ -25,7 +25,7 @@ export class ChangeCardStateUseCase {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
-    private readonly repository: CardsRepository,
+    private readonly repository: CardOperationsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
     config: ConfigService<AppConfig, true>,

@@ -10,6 +10,7 @@ import { CardOperationRunner } from './card-operation-runner';
 import type { CardOperationRecord, CardRecord, NewCardOperation, OperationOutcome } from './card.types';
 import { CardFrozenError, CardProviderError } from './cards.errors';
 import { provesNotSent } from '../provider/provider.errors';
+import type { CardOperationsRepository } from './card-operations.repository';
 import type { CardsRepository } from './cards.repository';
 import { MoveCardMoneyUseCase } from './move-card-money.use-case';
 
@@ -100,8 +101,15 @@ function setUp(provider: Partial<Record<'topUp' | 'withdraw', jest.Mock>>, cardC
   };
   const repository = new FakeCardsRepository(card);
   const idempotency = { pendingClaim: () => ({ id: 'idem-record-1' }), registerRecovery: jest.fn() } as unknown as IdempotencyService;
-  const runner = new CardOperationRunner(repository as unknown as CardsRepository, idempotency, config, pino({ level: 'silent' }));
+  const runner = new CardOperationRunner(
+    repository as unknown as CardOperationsRepository,
+    repository as unknown as CardsRepository,
+    idempotency,
+    config,
+    pino({ level: 'silent' }),
+  );
   const useCase = new MoveCardMoneyUseCase(
+    repository as unknown as CardOperationsRepository,
     repository as unknown as CardsRepository,
     provider as unknown as CardsClient,
     runner,

@@ -12,6 +12,7 @@ import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner
 import type { CardAmountDto } from './cards.dto';
 import type { CardOperationResultDto } from './card-operations.dto';
 import { CardFrozenError } from './cards.errors';
+import { CardOperationsRepository } from './card-operations.repository';
 import { CardsRepository } from './cards.repository';
 
 /** The resource type on idempotency records: a top-up or withdrawal answers its operation. */
@@ -28,7 +29,8 @@ export class MoveCardMoneyUseCase implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
-    private readonly repository: CardsRepository,
+    private readonly repository: CardOperationsRepository,
+    private readonly cards: CardsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
     private readonly idempotency: IdempotencyService,
@@ -95,7 +97,7 @@ export class MoveCardMoneyUseCase implements OnModuleInit {
   /** The operation with its stored outcome (UNKNOWN once swept), shaped as the route's answer. */
   private async recoveredOperation(operationId: string): Promise<CardOperationResultDto | undefined> {
     const operation = await this.repository.findOperation(operationId);
-    const card = operation?.cardId ? await this.repository.findCard(operation.cardId) : undefined;
+    const card = operation?.cardId ? await this.cards.findCard(operation.cardId) : undefined;
     return operation && card && { ...toOperationDto(operation, this.currencies), cardStatus: card.status };
   }
 }

@@ -10,6 +10,7 @@ import { toOperationDto } from './card-mappers';
 import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
 import type { CardOperationRecord, CardRecord } from './card.types';
 import type { CardSyncResultDto } from './card-operations.dto';
+import { CardOperationsRepository } from './card-operations.repository';
 import { CardsRepository } from './cards.repository';
 
 /** The resource type on idempotency records: a sync answers its operation. */
@@ -29,7 +30,8 @@ export class SyncCardUseCase implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
-    private readonly repository: CardsRepository,
+    private readonly repository: CardOperationsRepository,
+    private readonly cards: CardsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
     private readonly idempotency: IdempotencyService,
@@ -45,7 +47,7 @@ export class SyncCardUseCase implements OnModuleInit {
       scopes: ['cards.sync'],
       answer: async (id) => {
         const operation = await this.repository.findOperation(id);
-        const card = operation?.cardId ? await this.repository.findCard(operation.cardId) : undefined;
+        const card = operation?.cardId ? await this.cards.findCard(operation.cardId) : undefined;
         return operation && card && this.toDto(operation, card);
       },
     });

@@ -44,6 +44,29 @@ export class Column<T> {
   get orNull(): Column<T | null> {
     return new Column<T | null>(this.type, true, this.enumLabels, this.built);
   }
+
+  /**
+   * This column as a field of a row declaration (defineRow): the table column `source` of the
+   * statement's alias, or SQL written from that alias (a cast, trim_scale, a subquery).
+   */
+  from(source: string | ((alias: string) => string)): RowField<T> {
+    return new RowField(this, typeof source === 'string' ? (alias) => `${alias}.${source}` : source);
+  }
+}
+
+/** One field of a row declaration: its column, where the statement reads it, and what the record holds of it. */
+export class RowField<Stored, Value = Stored> {
+  constructor(
+    readonly column: Column<Stored>,
+    readonly source: (alias: string) => string,
+    /** Applied by the declaration's mapper to a non-NULL value; NULL stays NULL. */
+    readonly convert?: (stored: NonNullable<Stored>) => Value,
+  ) {}
+
+  /** The record holds `convert(value)` (e.g. int8 text -> bigint), done once per row by the declaration's mapper. */
+  as<V>(convert: (stored: NonNullable<Stored>) => V): RowField<Stored, V | Extract<Stored, null>> {
+    return new RowField<Stored, V | Extract<Stored, null>>(this.column, this.source, convert);
+  }
 }
 
 /** The column kinds a declaration uses. pg's own parsers decide the TypeScript side: int8 and numeric arrive as text. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { auditEventOf } from '../audit/audit.service';
 import type { AuthUser } from '../auth/auth.types';
 import type { CardOperationDto } from '../cards/card-operations.dto';
-import { CARD_OPERATIONS_TABLE, CardsRepository } from '../cards/cards.repository';
+import { CARD_OPERATIONS_TABLE, CardOperationsRepository } from '../cards/card-operations.repository';
 import { CardsService } from '../cards/cards.service';
 import { NotFoundError } from '../common/domain-error';
 import { UUID_PATTERN } from '../common/pagination';
@@ -12,14 +12,14 @@ import { CARD_STATUS_AFTER, CardOperationNotResolvableError } from './resolution
 /**
  * `POST /v1/card-operations/{id}/resolution`: a person decides an UNKNOWN card operation, through
  * the provider-operation lifecycle's resolution (resolveProviderOperation, in
- * CardsRepository.resolveUnknownOperation: guarded, audited in the same transaction). A freeze,
+ * CardOperationsRepository.resolveUnknownOperation: guarded, audited in the same transaction). A freeze,
  * unfreeze or termination declared SUCCEEDED changes the card's status with it; a money operation
  * or a sync leaves the stored balance alone (see CARD_STATUS_AFTER).
  */
 @Injectable()
 export class ResolveCardOperationUseCase {
   constructor(
-    private readonly cards: CardsRepository,
+    private readonly cards: CardOperationsRepository,
     private readonly cardsService: CardsService,
   ) {}
 
