@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { cardEcho, digitsOf } from '../../test/support/card-secret-arbitraries';
-import { REDACTED, scrubProviderBody, scrubText, sentTextContext } from '../logging/redaction';
+import { scrubProviderBody, scrubText, sentTextContext } from '../logging/provider-body-scrub';
+import { REDACTED } from '../logging/redaction';
 import { answerShapeOf } from './provider-answer-shapes';
 
 /**

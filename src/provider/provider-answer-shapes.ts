@@ -1,4 +1,4 @@
-import type { AnswerShape } from '../logging/redaction';
+import type { AnswerShape } from '../logging/provider-body-scrub';
 
 /**
  * The fields of each provider answer that a client reads and needs exact, by endpoint (see

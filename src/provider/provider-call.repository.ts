@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { sqlStatement } from '../database/sql-statement';
-import { storableJson, storableText } from '../logging/redaction';
+import { storableJson, storableText } from '../logging/storable-text';
 
 export interface ProviderCallRecord {
   area: string;

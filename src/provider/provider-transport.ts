@@ -6,16 +6,9 @@ import { Axios } from 'axios';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
-import {
-  redact,
-  redactUrl,
-  registerConfiguredSecrets,
-  scrubProviderBody,
-  scrubText,
-  sentTextContext,
-  storableJson,
-  storableText,
-} from '../logging/redaction';
+import { scrubProviderBody, scrubText, sentTextContext } from '../logging/provider-body-scrub';
+import { redact, redactUrl, registerConfiguredSecrets } from '../logging/redaction';
+import { storableJson, storableText } from '../logging/storable-text';
 import { currentRequestId } from '../logging/request-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { endSpan, startClientSpan, traceContextHeaders, tracingEnabled } from '../tracing/tracing';

@@ -1,0 +1,46 @@
+import { isSecretKeyName } from './secret-key-names';
+
+describe('secret key names: a pattern, not a list', () => {
+  it.each([
+    'cvv',
+    'cvv2',
+    'CVC2',
+    'card_cvv',
+    'security_code',
+    'securityCode',
+    'pin',
+    'cardPin',
+    'PIN_CODE',
+    'secret',
+    'client_secret',
+    'password',
+    'userPassword',
+    'token',
+    'accessToken',
+    'x-sp-auth-token',
+    'apikey',
+    'api_key',
+    'apiKey',
+    'Authorization',
+    'auth',
+    'otp',
+    'code_de_sécurité',
+    'cryptogramme',
+    'card_number',
+    'cardNumber',
+    'PAN',
+  ])('%p is secret', (key) => expect(isSecretKeyName(key)).toBe(true));
+  it.each([
+    'amount',
+    'matricule',
+    'shipping',
+    'spinner',
+    'reference',
+    'message',
+    'status',
+    'transaction_id',
+    'panel',
+    'footprint',
+    'company',
+  ])('%p is not', (key) => expect(isSecretKeyName(key)).toBe(false));
+});
