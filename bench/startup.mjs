@@ -8,11 +8,13 @@
 //
 // Each start is measured from the spawn to the first 200 from /health/ready (polled every 5 ms), then
 // stopped with SIGTERM. BENCH_STARTS (default 5) starts of each; BENCH_STARTUP=prod or npm measures
-// one of the two. Plain Node, never part of `npm test`.
+// one of the two. `start:prod` runs on the bench's node (BENCH_NODE, by default the major the image
+// runs: bench/processes.mjs benchNode); BENCH_ENTRY=bundle,dist starts each entry in turn (an A/B,
+// alternating), and the RSS of each start is read once it is ready. Plain Node, never part of `npm test`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, productionCommand, startGroup, stopGroup, waitUntilAnswering } from './processes.mjs';
+import { benchNode, freePort, groupRssBytes, serviceCommand, startGroup, stopGroup, waitUntilAnswering } from './processes.mjs';
 import { ROOT, freshDatabase, requireBuild } from './scale-support.mjs';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
@@ -39,13 +41,15 @@ function productionEnv(databaseUrl, port) {
   };
 }
 
-/** Milliseconds from the spawn of `command` to the first 200 from its /health/ready; stopped after. */
-async function readyAfter(command, args, env, port, logFile) {
+/** Milliseconds from the spawn of `command` to the first 200 from its /health/ready (and its RSS then, in `rss`); stopped after. */
+async function readyAfter(command, args, env, port, logFile, rss = []) {
   const started = process.hrtime.bigint();
   const group = startGroup(command, command, args, { env: { ...process.env, ...env }, logFile, cwd: ROOT });
   try {
     await waitUntilAnswering(group, `http://127.0.0.1:${port}/health/ready`, 120_000, 5);
-    return Number(process.hrtime.bigint() - started) / 1e6;
+    const ready = Number(process.hrtime.bigint() - started) / 1e6;
+    rss.push(groupRssBytes(group));
+    return ready;
   } finally {
     await stopGroup(group, 15_000);
   }
@@ -63,29 +67,42 @@ function summary(label, times, goal) {
 
 async function main() {
   requireBuild();
-  const production = productionCommand(ROOT);
+  const node = benchNode(ROOT);
+  const entries = (process.env.BENCH_ENTRY?.trim() || '').split(',').map((entry) => entry.trim() || undefined);
+  const commands = entries.map((entry) => serviceCommand(ROOT, { entry }));
   const database = await freshDatabase('bench_startup');
-  const prodTimes = [];
+  const prodTimes = commands.map(() => []);
+  const prodRss = commands.map(() => []);
   const npmTimes = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
   // What the starts print, for a start that fails (kept only then).
   const log = join(tmpdir(), `bench-startup-${process.pid}.log`);
   try {
-    const prodArgs = [...production.nodeOptions, production.entry];
     const port = await freePort();
     if (WHICH !== 'npm') {
+      console.log(`start:prod on node ${node.version} (${node.path}; ${node.note})`);
+      const [first] = commands;
       await readyAfter(
-        process.execPath,
-        [...prodArgs, '--migrate'],
-        { ...production.env, ...productionEnv(database.url, port) },
+        node.path,
+        [...first.nodeOptions, first.entry, '--migrate'],
+        { ...first.env, ...productionEnv(database.url, port) },
         port,
         log,
       );
       for (let i = 0; i < STARTS; i++) {
-        const port = await freePort();
-        prodTimes.push(
-          await readyAfter(process.execPath, prodArgs, { ...production.env, ...productionEnv(database.url, port) }, port, log),
-        );
+        for (const [index, command] of commands.entries()) {
+          const port = await freePort();
+          prodTimes[index].push(
+            await readyAfter(
+              node.path,
+              [...command.nodeOptions, command.entry],
+              { ...command.env, ...productionEnv(database.url, port) },
+              port,
+              log,
+              prodRss[index],
+            ),
+          );
+        }
       }
     }
 
@@ -104,7 +121,15 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
   rmSync(log, { force: true });
-  const prodOk = WHICH === 'npm' || summary('start:prod', prodTimes, GOALS.prod);
+  let prodOk = true;
+  if (WHICH !== 'npm') {
+    for (const [index, command] of commands.entries()) {
+      const label = commands.length > 1 ? `start:prod ${command.entry}` : 'start:prod';
+      prodOk = summary(label, prodTimes[index], GOALS.prod) && prodOk;
+      const rss = [...prodRss[index]].sort((a, b) => a - b);
+      console.log(`${''.padEnd(22)} RSS when ready ${rss.map((bytes) => (bytes / 1024 / 1024).toFixed(0)).join(', ')} MB`);
+    }
+  }
   const npmOk = WHICH === 'prod' || summary('npm start (second run)', npmTimes, GOALS.npm);
   if (!prodOk || !npmOk) process.exitCode = 1;
 }
