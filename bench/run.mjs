@@ -7,6 +7,7 @@
  * BENCH_DATABASE_URL (postgresql://postgres@127.0.0.1:5432/postgres); BENCH_WARMUP (30 s per server
  * and path), BENCH_RUNS (3, alternating per run), BENCH_DURATION (10 s per run); BENCH_PATHS (get,
  * post, cold: all by default); BENCH_FULL_WRITE=1 (the bare server's full write too, INFO);
+ * BENCH_YARDSTICKS=0 (the service and the baseline only: an A/B);
  * BENCH_COLD_IDLE (60 s); BENCH_STRICT=1 (exit 1 on a FAIL). The service: BENCH_NODE (the node
  * binary; by default the major the image runs, see benchNode), BENCH_ENTRY (bundle or dist; by
  * default start:prod's), BENCH_NODE_OPTIONS (more node flags). A second service measured alternating
@@ -55,6 +56,8 @@ const settings = {
   runs: positiveInteger('BENCH_RUNS', 3),
   paths: chosenPaths,
   fullWrite: process.env.BENCH_FULL_WRITE === '1',
+  /** BENCH_YARDSTICKS=0: only the service and the baseline on each path (a focused A/B; no goal is judged). */
+  yardsticks: process.env.BENCH_YARDSTICKS !== '0',
   strict: process.env.BENCH_STRICT === '1',
   /** High enough for every POST of the run, for both servers: the provider's 600/h would stop a run in seconds. */
   agentHourlyLimit: 1_000_000,
@@ -437,6 +440,7 @@ async function main() {
     for (const path of PATHS.filter((candidate) => settings.paths.includes(candidate.key))) {
       const onPath = servers
         .filter((server) => path.servers.includes(server.name) || server.name === 'baseline')
+        .filter((server) => settings.yardsticks || server.name === 'service' || server.name === 'baseline')
         .sort((a, b) => order(a.name) - order(b.name));
       results.push(...(await measurePath(path, onPath, token, orderIds)));
     }
