@@ -8,7 +8,8 @@ import { ProviderTimeoutError, ProviderUnreachableError } from '../provider/prov
 import { IdempotencyInProgressError, ReplayedProblemError } from './idempotency.errors';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotentResource } from './idempotency.repository';
-import type { BeginResult, IdempotencyService, InFlightRequest, RequestFingerprint } from './idempotency.service';
+import type { BeginResult, IdempotencyService, InFlightRequest } from './idempotency.service';
+import type { RequestFingerprint } from './request-fingerprint';
 import { Idempotent } from './idempotent.decorator';
 
 /** How a request ends decides what becomes of its key: stored answer, stored problem, or released. */

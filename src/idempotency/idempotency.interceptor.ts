@@ -9,7 +9,9 @@ import { UnauthenticatedError, ValidationFailedError } from '../common/domain-er
 import { ProblemDetailsFilter, type ProblemDetails } from '../http/problem-details.filter';
 import { APP_LOGGER } from '../logging/logging.module';
 import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyInProgressError, ReplayedProblemError } from './idempotency.errors';
-import { IdempotencyService, parseIdempotencyKey, type InFlightRequest, type RequestFingerprint } from './idempotency.service';
+import { parseIdempotencyKey } from './idempotency-key-header';
+import { IdempotencyService, type InFlightRequest } from './idempotency.service';
+import type { RequestFingerprint } from './request-fingerprint';
 import type { IdempotencyClaim } from './idempotency.repository';
 import { IDEMPOTENT_METADATA, type IdempotentRoute } from './idempotent-route';
 

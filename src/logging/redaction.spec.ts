@@ -1,5 +1,13 @@
 import type { AppConfig } from '../config/app-config';
-import { maskCardNumber, redact, redactUrl, registerConfiguredSecrets, registerSecretValue, REDACTED, scrubSecretValues } from './redaction';
+import {
+  maskCardNumber,
+  redact,
+  redactUrl,
+  registerConfiguredSecrets,
+  registerSecretValue,
+  REDACTED,
+  scrubSecretValues,
+} from './redaction';
 
 describe('redaction', () => {
   it('replaces secret fields at any depth and masks card numbers', () => {

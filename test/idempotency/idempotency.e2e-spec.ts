@@ -2,7 +2,7 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { IdempotencyModule } from '../../src/idempotency/idempotency.module';
 import { IdempotencyRepository } from '../../src/idempotency/idempotency.repository';
-import { canonicalJson, fingerprintKey } from '../../src/idempotency/idempotency.service';
+import { canonicalJson, fingerprintKey } from '../../src/idempotency/request-fingerprint';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 import { IdempotencyProbeModule, runsOf } from './idempotency-probe.module';
