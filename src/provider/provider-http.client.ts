@@ -4,7 +4,8 @@ import type { AppConfig } from '../config/app-config';
 import { registerSecretValue } from '../logging/redaction';
 import { AgentBudgetService } from './agent-budget.service';
 import { ProviderTokenService, type ProviderBearer } from './provider-token.service';
-import { ProviderTransport, type ProviderRequest, type ProviderResponse } from './provider-transport';
+import type { ProviderRequest, ProviderResponse } from './provider-request';
+import { ProviderTransport } from './provider-transport';
 
 const AGENT_PREFIX = '/api/agent/';
 const CARD_PREFIX = '/api/action/card';

@@ -5,7 +5,9 @@ import {
   ProviderError,
   ProviderTimeoutError,
 } from '../../src/provider/provider.errors';
-import { PROVIDER_ANSWER_MAX_BYTES, ProviderTransport, type ProviderRequest } from '../../src/provider/provider-transport';
+import { PROVIDER_ANSWER_MAX_BYTES } from '../../src/provider/provider-axios-client';
+import type { ProviderRequest } from '../../src/provider/provider-request';
+import { ProviderTransport } from '../../src/provider/provider-transport';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { settledHeap } from '../support/settled-heap';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../../config/app-config';
 import { APP_LOGGER } from '../../logging/logging.module';
 import { ProviderHttpClient } from '../provider-http.client';
-import type { ProviderRequest } from '../provider-transport';
+import type { ProviderRequest } from '../provider-request';
 import type {
   CardBalanceOperationResult,
   CardCreated,
