@@ -25,8 +25,14 @@ const swc = {
 const shared = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json', 'mjs', 'cjs'],
-  // Nest 12 and some of its deep dependencies are ESM-only: compile everything to CommonJS.
-  transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swc] },
+  // Nest 12 and some of its deep dependencies are ESM-only: compile everything to CommonJS. Source
+  // maps (inline, @swc/jest's default) only for TypeScript, ours: on the JavaScript of node_modules
+  // they made every compiled module about 4 times larger (the transform cache 82 MB instead of
+  // 18 MB) and importing the application in a test file about a fifth slower.
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swc],
+    '^.+\\.(j|mj|cj)s$': ['@swc/jest', { ...swc, sourceMaps: false }],
+  },
   transformIgnorePatterns: [],
   // client/ is an ES module package: its relative imports name the emitted `.js` file of a `.ts` source.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -112,7 +118,9 @@ const projects = [
 ];
 
 module.exports = {
-  // A run-wide option: jest ignores it inside a project.
+  // Run-wide options: jest ignores them inside a project.
   testTimeout: 30000,
+  // The longest files first, also on a fresh clone (test/support/test-durations.json).
+  testSequencer: '<rootDir>/test/support/test-sequencer.js',
   projects,
 };

@@ -1,0 +1,22 @@
+// jest's `testSequencer`: the longest files first, so that no long file starts last and holds the
+// run open on one worker while the others are idle. jest orders by the durations it recorded in
+// earlier runs (its cache); a fresh clone has none, and jest falls back to file size, which put
+// some of the longest files (a build, a child service) among the last. Here a file jest has no
+// record of takes its duration from test/support/test-durations.json (seconds, recorded from one
+// `npm test` run by test/support/record-test-durations.js); a file in neither runs first.
+const { readFileSync } = require('node:fs');
+const { join, relative } = require('node:path');
+const Sequencer = require('@jest/test-sequencer').default;
+
+const recorded = JSON.parse(readFileSync(join(__dirname, 'test-durations.json'), 'utf8'));
+
+class LongestFirstSequencer extends Sequencer {
+  time(test) {
+    const cached = super.time(test);
+    if (cached != null) return cached;
+    const seconds = recorded[relative(test.context.config.rootDir, test.path).split('\\').join('/')];
+    return seconds == null ? undefined : seconds * 1000;
+  }
+}
+
+module.exports = LongestFirstSequencer;
