@@ -15,6 +15,7 @@ import {
   AuthGuard,
   authenticateRequest,
   authorizeRequest,
+  authorizeRequestSoon,
   DuplicateAuthorizationError,
   type AuthenticatedRequest,
 } from './auth.guard';
@@ -107,7 +108,8 @@ describe('authenticateRequest (the HTTP layer, before the body is read)', () => 
     const { request, context } = contextFor('summary', { authorization: `Bearer ${await tokenFor(['customer'], 'carol')}` });
     await expect(authenticateRequest(verifier, request)).resolves.toEqual({ id: 'carol', roles: ['customer'] });
     const verify = jest.spyOn(verifier, 'verify');
-    await expect(guard.canActivate(context)).rejects.toBeInstanceOf(ForbiddenError);
+    // Nothing to wait for: the refusal is thrown at once (Nest's guard runner awaits in an async function either way).
+    expect(() => guard.canActivate(context)).toThrow(ForbiddenError);
     expect(request.user).toEqual({ id: 'carol', roles: ['customer'] });
     expect(verify).not.toHaveBeenCalled();
     verify.mockRestore();
@@ -120,6 +122,26 @@ describe('authenticateRequest (the HTTP layer, before the body is read)', () => 
     await expect(
       authorizeRequest(verifier, { headers: { authorization: `Bearer ${await tokenFor(['admin'])}` } }, ['finance']),
     ).resolves.toBeUndefined();
+  });
+
+  it('authorizeRequestSoon: a token verified lately is checked at once (roles too); another one through a promise', async () => {
+    const request = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+    const fresh = await tokenFor(['customer'], 'dora');
+    const verifying = authorizeRequestSoon(verifier, request(fresh), []);
+    expect(verifying).toBeInstanceOf(Promise);
+    await expect(verifying).resolves.toBeUndefined();
+    const again = request(fresh);
+    expect(authorizeRequestSoon(verifier, again, [])).toBeUndefined();
+    // The guard then uses the caller authenticated at the edge.
+    const { request: routed, context } = contextFor('summary', again.headers);
+    expect(authorizeRequestSoon(verifier, routed, [])).toBeUndefined();
+    expect(() => guard.canActivate(context)).toThrow(ForbiddenError);
+    expect(routed.user).toEqual({ id: 'dora', roles: ['customer'] });
+    expect(() => authorizeRequestSoon(verifier, request(fresh), ['finance'])).toThrow(ForbiddenError);
+    const raw = ['Authorization', `Bearer ${fresh}`, 'authorization', `Bearer ${fresh}`];
+    expect(() => authorizeRequestSoon(verifier, { ...request(fresh), raw: { rawHeaders: raw } }, [])).toThrow(DuplicateAuthorizationError);
+    expect(() => authorizeRequestSoon(verifier, { headers: { authorization: 'Basic abc' } }, [])).toThrow(UnauthenticatedError);
+    await expect(authorizeRequestSoon(verifier, { headers: {} }, [])).rejects.toBeInstanceOf(UnauthenticatedError);
   });
 
   it('refuses what the guard refuses: no token, a bad one, two headers', async () => {

@@ -53,6 +53,26 @@ export async function authorizeRequest(
   refuseMissingRoles(await authenticateRequest(verifier, request), required);
 }
 
+/**
+ * authorizeRequest without a promise when the bearer was verified lately (JwtVerifier.remembered),
+ * as it is for a client that sends its token again: undefined once the caller is authenticated and
+ * authorised, a promise when the token must be verified first. A refusal is thrown, or is that
+ * promise's rejection; the checks and their order are authorizeRequest's.
+ */
+export function authorizeRequestSoon(
+  verifier: JwtVerifier,
+  request: AuthenticatedRequest & object,
+  required: readonly Role[],
+): Promise<void> | undefined {
+  refuseDuplicateAuthorization(request);
+  const token = readBearerToken(request.headers.authorization);
+  const user = token === undefined ? undefined : verifier.remembered(token);
+  if (!user) return authorizeRequest(verifier, request, required);
+  authenticatedAtEdge.set(request, user);
+  refuseMissingRoles(user, required);
+  return undefined;
+}
+
 function refuseMissingRoles(user: AuthUser, required: readonly Role[]): void {
   if (!satisfiesRoles(user, required)) throw new ForbiddenError(`This operation requires one of the roles: ${required.join(', ')}`);
 }
@@ -69,9 +89,15 @@ export class AuthGuard implements CanActivate {
     private readonly verifier: JwtVerifier,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const user = authenticatedAtEdge.get(request) ?? (await authenticateRequest(this.verifier, request));
+    const user = authenticatedAtEdge.get(request);
+    // Authenticated at the edge (every request that came over HTTP): no promise to wait for.
+    if (user) return this.admit(request, user, context);
+    return authenticateRequest(this.verifier, request).then((verified) => this.admit(request, verified, context));
+  }
+
+  private admit(request: AuthenticatedRequest, user: AuthUser, context: ExecutionContext): boolean {
     request.user = user;
     const required = this.reflector.getAllAndOverride<Role[] | undefined>(AUTH_ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
     refuseMissingRoles(user, required);
@@ -83,11 +109,14 @@ export class AuthGuard implements CanActivate {
  * Two Authorization headers are ambiguous: refuse rather than pick one. Node keeps only the first
  * in `headers` (it discards duplicates of this header), so the raw header lines are what tell.
  */
+const AUTHORIZATION = 'authorization';
+
 function refuseDuplicateAuthorization(request: AuthenticatedRequest): void {
   const rawHeaders = request.raw?.rawHeaders ?? [];
   let count = Array.isArray(request.headers.authorization) ? request.headers.authorization.length : 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i].toLowerCase() === 'authorization') count++;
+    // Only a name of the right length is lower-cased (most are not).
+    if (rawHeaders[i].length === AUTHORIZATION.length && rawHeaders[i].toLowerCase() === AUTHORIZATION) count++;
   }
   if (count > 1) throw new DuplicateAuthorizationError('Send exactly one Authorization header.');
 }

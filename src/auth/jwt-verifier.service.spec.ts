@@ -350,6 +350,23 @@ describe('JwtVerifier remembers the tokens it verified', () => {
     expect((await rejection(verifier.verify(token))).detail).toBe(TOKEN_MESSAGES.expired);
   });
 
+  it('remembered: the caller of a verified token at once, a copy each time; nothing for an unknown or expired token', async () => {
+    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
+    const exp = now() + 60;
+    const token = rawHs256(JSON.stringify({ sub: 'alice', roles: ['finance'], exp }));
+    expect(verifier.remembered(token)).toBeUndefined();
+    await verifier.verify(token);
+    const first = verifier.remembered(token)!;
+    first.roles.push('admin');
+    expect(verifier.remembered(token)).toEqual({ id: 'alice', roles: ['finance'] });
+    // Up to exp plus the clock tolerance (30 s), and not a millisecond after it.
+    jest.spyOn(Date, 'now').mockReturnValue((exp + 30) * 1000 - 1);
+    expect(verifier.remembered(token)).toMatchObject({ id: 'alice' });
+    jest.spyOn(Date, 'now').mockReturnValue((exp + 30) * 1000);
+    expect(verifier.remembered(token)).toBeUndefined();
+    expect((await rejection(verifier.verify(token))).detail).toBe(TOKEN_MESSAGES.expired);
+  });
+
   it('keeps a bounded number of tokens: the oldest is verified again', async () => {
     const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
     const tokens = Array.from({ length: VERIFIED_TOKENS_KEPT + 1 }, (_, i) =>

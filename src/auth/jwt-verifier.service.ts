@@ -75,12 +75,9 @@ export class JwtVerifier {
   async verify(token: string | undefined): Promise<AuthUser> {
     if (!token) throw new UnauthenticatedError(TOKEN_MESSAGES.missing);
     if (token.length > MAX_TOKEN_LENGTH) throw new UnauthenticatedError(TOKEN_MESSAGES.invalid);
+    const remembered = this.remembered(token);
+    if (remembered) return remembered;
     const nowMs = Date.now();
-    const known = this.verified.get(token);
-    // Only an expiry can turn a verified token down later (nbf and the lifetime cap only relax
-    // with time): past it, or past its recheck, the token is verified again from scratch.
-    if (known && known.expiresAtMs > nowMs && known.recheckAtMs > nowMs) return { ...known.user, roles: [...known.user.roles] };
-    if (known) this.verified.delete(token);
     const { payload, byOidcIssuer, byRemoteKeys } = await this.verifySignatureAndTimes(token);
     // Checked after the signature, on the claims of either key source, so both follow one rule.
     checkTokenClaims(payload, this.policy, Math.floor(nowMs / 1000));
@@ -90,6 +87,22 @@ export class JwtVerifier {
     const user: AuthUser = { id: readSubject(payload), roles, ...readEmail(payload) };
     this.remember(token, user, payload, byRemoteKeys, nowMs);
     return { ...user, roles: [...roles] };
+  }
+
+  /**
+   * The caller of a token verified lately and still valid (see `remember`), at once; undefined when
+   * it must be verified (again). Each answer is a copy: no caller can change what is kept.
+   */
+  remembered(token: string): AuthUser | undefined {
+    if (token.length > VERIFIED_TOKEN_MAX_LENGTH) return undefined;
+    const known = this.verified.get(token);
+    if (!known) return undefined;
+    const nowMs = Date.now();
+    // Only an expiry can turn a verified token down later (nbf and the lifetime cap only relax
+    // with time): past it, or past its recheck, the token is verified again from scratch.
+    if (known.expiresAtMs > nowMs && known.recheckAtMs > nowMs) return { ...known.user, roles: [...known.user.roles] };
+    this.verified.delete(token);
+    return undefined;
   }
 
   /**

@@ -141,7 +141,20 @@ export class InputValidationPipe extends ValidationPipe {
     });
   }
 
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  /**
+   * A value the pipe does not validate (a path parameter typed as a string, the caller of
+   * `@CurrentUser`) is answered as ValidationPipe answers it, without the two promises of its
+   * `transform` and of this one: Nest awaits a pipe's answer either way.
+   */
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (!metadata.metatype || !this.toValidate(metadata)) {
+      const passed: unknown = this.isTransformEnabled ? this.transformPrimitive(value, metadata) : value;
+      return passed as Promise<unknown>;
+    }
+    return this.validateAndInspect(value, metadata);
+  }
+
+  private async validateAndInspect(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const inspected = (metadata.type === 'body' || metadata.type === 'query') && this.toValidate(metadata);
     const refused = inspected ? inspectRawInput(value, metadata.metatype as new () => unknown) : [];
     if (refused.length === 0) return super.transform(value, metadata);
