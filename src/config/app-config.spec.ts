@@ -1,5 +1,6 @@
 import { Money } from '../common/money';
-import { loadAppConfig, SANDBOX_CREDENTIALS } from './app-config';
+import { loadAppConfig } from './app-config';
+import { SANDBOX_CREDENTIALS } from './development-defaults';
 import { PRODUCTION_ENV, problemsOf } from './app-config.spec-support';
 
 describe('loadAppConfig', () => {

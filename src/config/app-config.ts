@@ -4,6 +4,11 @@ import { isIP } from 'node:net';
 import { isTimeZone } from '../common/date-filter';
 import type { CurrencyRule } from '../common/money';
 import { openTelemetryProblems } from '../tracing/tracing';
+import { readCurrencies } from './currency-settings';
+import { DEV_ENCRYPTION_KEY, DEV_JWT_SECRET, SANDBOX_CREDENTIALS } from './development-defaults';
+import { envReader } from './env-reader';
+import { poolerSettings } from './pooler-config';
+import { parseTrustProxy } from './trust-proxy';
 import { customerHourlyLimit } from './customer-budget-settings';
 import { checkOidcSettings, type OidcSettings } from './oidc-settings';
 import { readRetentionSettings, type RetentionSettings } from './retention-settings';
@@ -12,17 +17,6 @@ import { WEBHOOK_MAX_IN_FLIGHT, type WebhookSettings } from './webhook-settings'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Values the sandbox accepts; used as development defaults and nowhere in production. */
-export const SANDBOX_CREDENTIALS = {
-  apiKey: 'sandbox-public-apikey',
-  secretKey: 'sandbox-private-secretkey',
-  spAuthToken: 'sandbox-sp-auth-token',
-} as const;
-
-/** Development-only keys: fixed so that tokens minted with `npm run token` survive restarts. */
-const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
-const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** A currency this service accepts: defined with Money (src/common depends on nothing of ours); configuration builds them. */
 export type { CurrencyRule };
@@ -125,63 +119,6 @@ export function loadDotEnvIfPresent(path = '.env'): void {
   if (existsSync(path)) process.loadEnvFile(path);
 }
 
-/** `false` (default: the peer address is the client), `true`, a hop count, or a list of addresses/CIDRs. */
-function parseTrustProxy(value: string | undefined, problems: string[]): boolean | number | string[] {
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d{1,2}$/.test(value)) return Number(value);
-  const entries = value
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
-  if (entries.length && entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) return entries;
-  problems.push(`TRUST_PROXY must be false, true, a hop count or addresses/CIDRs (got "${value}")`);
-  return false;
-}
-
-/**
- * Startup parameters pg sends from a URL's query (`?options=-c…`, `?statement_timeout=…`): session
- * settings, which a transaction-mode pooler refuses or would apply to whichever client the server
- * connection serves next.
- */
-const SESSION_STARTUP_PARAMETERS = ['options', 'statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'replication'];
-
-/**
- * `pgbouncer=true` on DATABASE_URL (Prisma's spelling) says it reaches a transaction-mode pooler;
- * DATABASE_DIRECT_URL then reaches PostgreSQL itself for the order events' LISTEN and migrations.
- * In production a pooled URL without a direct one is refused: without LISTEN live streams would
- * only poll, and migrations would take the schema engine's session lock through the pooler.
- */
-function poolerSettings(
-  databaseUrl: string | undefined,
-  databaseDirectUrl: string | undefined,
-  { isProduction, problems }: { isProduction: boolean; problems: string[] },
-): { databasePooled: boolean; databaseDirectUrl?: string } {
-  const query = (value: string | undefined) => (value && /^postgres(ql)?:/.test(value) ? new URL(value).searchParams : undefined);
-  const pooler = query(databaseUrl)?.get('pgbouncer');
-  if (pooler != null && pooler !== 'true' && pooler !== 'false')
-    problems.push(`DATABASE_URL's pgbouncer parameter must be true or false (got "${pooler}")`);
-  const databasePooled = pooler === 'true';
-  if (databaseDirectUrl !== undefined) {
-    if (!databaseUrl) problems.push('DATABASE_DIRECT_URL is only used with DATABASE_URL (without it the embedded database is used)');
-    if (!/^postgres(ql)?:/.test(databaseDirectUrl)) problems.push('DATABASE_DIRECT_URL must be a postgres:// or postgresql:// URL');
-    else if (query(databaseDirectUrl)?.get('pgbouncer') === 'true')
-      problems.push('DATABASE_DIRECT_URL must reach PostgreSQL itself, not a pooler (it carries pgbouncer=true)');
-  }
-  if (databasePooled) {
-    const carried = SESSION_STARTUP_PARAMETERS.filter((name) => query(databaseUrl)?.has(name));
-    if (carried.length)
-      problems.push(
-        `DATABASE_URL goes through a pooler (pgbouncer=true) and cannot carry session settings (${carried.join(', ')}): set them on the database role (ALTER ROLE … SET)`,
-      );
-    if (databaseDirectUrl === undefined && isProduction)
-      problems.push(
-        'DATABASE_DIRECT_URL is required in production when DATABASE_URL goes through a pooler (pgbouncer=true): order events are listened for, and migrations run, on PostgreSQL directly',
-      );
-  }
-  return { databasePooled, databaseDirectUrl };
-}
-
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -209,89 +146,10 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
   const problems: string[] = [];
   const nodeEnv = env.NODE_ENV?.trim() || 'development';
   const isProduction = nodeEnv === 'production';
-  const read = (name: string) => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-  const devOnly = (name: string, fallback: () => string | undefined, explain: string) => {
-    const value = read(name);
-    if (value !== undefined) return value;
-    if (isProduction) {
-      problems.push(`${name} is required in production (${explain})`);
-      return undefined;
-    }
-    return fallback();
-  };
-  const integer = (name: string, fallback: number, min: number, max: number) => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return Number(raw);
-  };
-  const url = (name: string, value: string | undefined) => {
-    if (value === undefined) return undefined;
-    try {
-      const parsed = new URL(value);
-      if (!['http:', 'https:', 'postgres:', 'postgresql:'].includes(parsed.protocol)) throw new Error('protocol');
-      // One pass: `/\/+$/` backtracks quadratically on a long run of slashes.
-      let end = value.length;
-      while (end > 0 && value[end - 1] === '/') end--;
-      return value.slice(0, end);
-    } catch {
-      problems.push(`${name} must be an absolute URL (got "${value}")`);
-      return undefined;
-    }
-  };
-  const paramName = (name: string, fallback: string) => {
-    const value = read(name) ?? fallback;
-    if (!/^[A-Za-z0-9_.-]+$/.test(value)) problems.push(`${name} must be a plain query parameter name (got "${value}")`);
-    return value;
-  };
-
-  const flag = (name: string, fallback: boolean) => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    if (raw !== 'true' && raw !== 'false') {
-      problems.push(`${name} must be true or false (got "${raw}")`);
-      return fallback;
-    }
-    return raw === 'true';
-  };
-  const retrySchedule = (name: string, fallback: string) => {
-    const raw = read(name) ?? fallback;
-    const delays = raw.split(',').map((part) => part.trim());
-    if (delays.length === 0 || delays.length > 50 || delays.some((d) => !/^\d{1,7}$/.test(d))) {
-      problems.push(`${name} must be 1 to 50 comma-separated delays in whole seconds (got "${raw}")`);
-      return fallback.split(',').map(Number);
-    }
-    return delays.map(Number);
-  };
-  /**
-   * A comma-separated list of keys retired from a current key's variable: each entry is checked as
-   * the current key is (`valid`), and none may be the current key. Messages name the variable and
-   * the entry's position (1-based), never a value.
-   */
-  const previousKeys = <T>(name: string, valid: (entry: string) => T | undefined, expected: string, isCurrent: (key: T) => boolean) => {
-    const raw = read(name);
-    if (raw === undefined) return [];
-    const keys: T[] = [];
-    raw.split(',').forEach((text, index) => {
-      const entry = text.trim();
-      const parsed = entry === '' ? undefined : valid(entry);
-      if (parsed === undefined) problems.push(`${name} entry ${index + 1} must be ${expected}`);
-      else if (isCurrent(parsed)) problems.push(`${name} entry ${index + 1} equals the current key: remove it`);
-      else keys.push(parsed);
-    });
-    return keys;
-  };
-  const secretOfLength = (entry: string) => (entry.length >= 32 ? entry : undefined);
-  const base64Key = (entry: string) => {
-    const key = Buffer.from(entry, 'base64');
-    return key.length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(entry) ? key : undefined;
-  };
+  const { read, devOnly, integer, url, paramName, flag, retrySchedule, previousKeys, secretOfLength, base64Key } = envReader(env, {
+    isProduction,
+    problems,
+  });
 
   const port = integer('PORT', 3000, 0, 65535);
   const host = read('HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1');
@@ -365,22 +223,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
   );
   // A longer-lived bearer token is a standing credential; a year is the most one may configure.
   const maxTokenTtlSeconds = integer('AUTH_MAX_TOKEN_TTL', 2_592_000, 1, 31_536_000);
-  const maxAmount = read('MAX_AMOUNT') ?? '100000000';
-  if (!/^[1-9]\d{0,14}$/.test(maxAmount))
-    problems.push(`MAX_AMOUNT must be a positive whole number of at most 15 digits (got "${maxAmount}")`);
-  const currencies: Record<string, CurrencyRule> = {};
-  for (const entry of (read('CURRENCIES') ?? 'XAF:0,XOF:0,EUR:2,USD:2')
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean)) {
-    const match = /^([A-Z]{3}):([0-4])(?::([1-9]\d{0,14}))?$/.exec(entry);
-    if (!match) {
-      problems.push(`CURRENCIES entries must look like CODE:DECIMALS[:MAX], e.g. XAF:0 or EUR:2:50000 (got "${entry}")`);
-      continue;
-    }
-    currencies[match[1]] = { code: match[1], decimals: Number(match[2]), maxAmount: match[3] ?? maxAmount };
-  }
-  if (Object.keys(currencies).length === 0) problems.push('CURRENCIES must list at least one currency');
+  const currencies = readCurrencies(read, problems);
   const corsOrigins = (read('CORS_ORIGINS') ?? '')
     .split(',')
     .map((o) => o.trim())

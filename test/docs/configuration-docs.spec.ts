@@ -44,8 +44,12 @@ function envExampleEntries(): { name: string; block: string }[] {
     .flatMap((block) => [...block.matchAll(/^# ([A-Z][A-Z0-9_]+)=/gm)].map((m) => ({ name: m[1], block })));
 }
 
-// The retention settings are read by loadAppConfig through a reader of their own.
-const appNames = unique([...namesReadBy('src/config/app-config.ts'), ...namesReadBy('src/config/retention-settings.ts')]);
+// The retention settings and the currencies are read by loadAppConfig through readers of their own.
+const appNames = unique([
+  ...namesReadBy('src/config/app-config.ts'),
+  ...namesReadBy('src/config/retention-settings.ts'),
+  ...namesReadBy('src/config/currency-settings.ts'),
+]);
 const sandboxNames = namesReadBy('src/config/sandbox-cli-config.ts');
 const everyName = unique([...appNames, ...sandboxNames]);
 // Fixed so that two loads compare equal (its development default is random per process).

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SANDBOX_CREDENTIALS } from '../../src/config/app-config';
+import { SANDBOX_CREDENTIALS } from '../../src/config/development-defaults';
 
 const ROOT = resolve(__dirname, '../..');
 
