@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
-import { migrateDatabase } from './database.mjs';
+import { addMinimalWriteKey, migrateDatabase } from './database.mjs';
 import { freePort, productionCommand, startGroup, stopGroup, waitUntilAnswering } from './processes.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,6 +54,8 @@ export function requireBuild() {
 export async function startService(databaseUrl, env = {}) {
   requireBuild();
   migrateDatabase(ROOT, databaseUrl, ['ignore', 'ignore', 'inherit']);
+  // Before the service prepares anything: the bare server started later would add it under its statements.
+  await addMinimalWriteKey(databaseUrl);
   const production = productionCommand(ROOT);
   const child = spawn(
     process.execPath,

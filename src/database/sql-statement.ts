@@ -139,8 +139,10 @@ function describeColumns(columns: Columns): string {
   return entries.map(([name, c]) => `${name} ${c.type}${c.nullable ? '?' : ''}`).join(', ');
 }
 
+/** The statement's text without its indentation in the source; a line starting with a tab (a select list's continuation) is indented by four spaces. */
 function dedent(text: string): string {
   const lines = text.replace(/^\n+/, '').trimEnd().split('\n');
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
+  const own = lines.filter((l) => l.trim() !== '' && !l.startsWith('\t'));
+  const indent = Math.min(...own.map((l) => l.length - l.trimStart().length));
+  return lines.map((l) => (l.startsWith('\t') ? `    ${l.slice(1)}` : l.slice(indent))).join('\n');
 }

@@ -1,21 +1,25 @@
+import { namedParameters } from '../database/named-parameters';
 import { column, sqlStatement, type StatementRow } from '../database/sql-statement';
 import { idempotencyLinkCte } from '../idempotency/idempotency.repository';
 import { agentBudgetTakeCte, BUDGET_SHARE_COLUMNS, BUDGET_SHARE_SELECT } from '../provider/agent-budget-take';
 import type { NewOrder, OrderRecord } from './order.types';
-import { CHANGE_COLUMNS, eventJson, ORDER_COLUMNS, repository } from './orders.statements';
+import { CHANGE_COLUMNS, eventJson, ORDER_ROW } from './orders.rows';
+import { repository } from './orders.statements';
 
-/** The fields of the new order, as $2 to $10 of CREATE_ORDER ($1 is its id). */
-export const CREATE_ORDER_FIELDS = [
-  'reference',
-  'customerId',
-  'amount',
-  'currency',
-  'service',
-  'wallet',
-  'description',
-  'payer',
-  'payerEmail',
-] as const satisfies readonly (keyof NewOrder)[];
+/** The new order: its id, then its fields (NewOrder), as $1 to $10 of CREATE_ORDER. */
+export const NEW_ORDER = namedParameters({
+  id: column.uuid,
+  reference: column.text,
+  customerId: column.text,
+  amount: column.numeric,
+  currency: column.text,
+  service: column.int4,
+  wallet: column.text,
+  description: column.text,
+  payer: column.text,
+  payerEmail: column.text,
+});
+const o = NEW_ORDER;
 
 /**
  * Everything before the pay-in, in one round trip: the request's claim of its Idempotency-Key
@@ -35,7 +39,8 @@ export const CREATE_ORDER = sqlStatement(
   WITH ${idempotencyLinkCte(11)}, ${agentBudgetTakeCte(20, '$11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)')}, created AS (
     INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
                         submitted_at, created_at, updated_at)
-    SELECT $1::uuid, $2, $3, 'PENDING', $4::numeric, $5, $6::int, $7, $8, $9, $10, now(), now(), now()
+    SELECT ${o.id}, ${o.reference}, ${o.customerId}, 'PENDING', ${o.amount}, ${o.currency}, ${o.service}, ${o.wallet}, ${o.description},
+      ${o.payer}, ${o.payerEmail}, now(), now(), now()
     FROM budget_share WHERE ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)) AND NOT budget_share."customerRefused"
     RETURNING *
   ), change AS (
@@ -50,8 +55,8 @@ export const CREATE_ORDER = sqlStatement(
     EXISTS (SELECT 1 FROM budget) AS "budgetTaken", ${BUDGET_SHARE_SELECT}
   FROM budget_share LEFT JOIN (created CROSS JOIN change) ON true`,
   {
-    amount: ORDER_COLUMNS.amount.orNull,
-    createdAt: ORDER_COLUMNS.createdAt.orNull,
+    amount: ORDER_ROW.columns.amount.orNull,
+    createdAt: ORDER_ROW.columns.createdAt.orNull,
     ...CHANGE_COLUMNS,
     budgetTaken: column.bool,
     ...BUDGET_SHARE_COLUMNS,
@@ -73,15 +78,8 @@ export function orderWasCreated(row: StatementRow<typeof CREATE_ORDER>): row is 
 export function createdOrder(id: string, order: NewOrder, row: CreatedOrderRow): OrderRecord {
   return {
     id,
-    reference: order.reference,
-    customerId: order.customerId,
+    ...order,
     amount: row.amount,
-    currency: order.currency,
-    service: order.service,
-    wallet: order.wallet,
-    description: order.description,
-    payer: order.payer,
-    payerEmail: order.payerEmail,
     status: 'PENDING',
     providerReference: null,
     providerTransactionReference: null,

@@ -7,7 +7,7 @@ import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 import { budgetSlotValues, type BudgetShareRow, type BudgetSlotRequest } from '../provider/agent-budget-take';
 import { customerLimitReached } from '../provider/customer-share';
-import { CREATE_ORDER, CREATE_ORDER_FIELDS, createdOrder, orderWasCreated } from './order-create.statement';
+import { CREATE_ORDER, createdOrder, NEW_ORDER, orderWasCreated } from './order-create.statement';
 import {
   type CallbackTransition,
   type ManualActor,
@@ -22,12 +22,14 @@ import {
   type StatusChangeRecord,
   type SubmissionOutcome,
 } from './order.types';
+import { parameterValues } from '../database/named-parameters';
+import { eventOf, ORDER_ROW, STATUS_CHANGE_ROW, SUBMISSION_ROW } from './orders.rows';
 import {
+  CHANGE_PARAMETERS,
   CHANGES_AFTER,
   CLEAR_REVIEW,
   COUNT_BY_STATUS,
   DECIDE_BY_CALLBACK,
-  eventOf,
   FIND_ORDER,
   FIND_ORDER_DETAIL,
   FLAG_FOR_REVIEW,
@@ -36,8 +38,8 @@ import {
   RECORD_CHANGE,
   RECORD_SUBMISSION,
   RESOLVE_MANUALLY,
+  SUBMISSION_PARAMETERS,
   SWEEP_ORDERS,
-  withoutChange,
 } from './orders.statements';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import type { Proven, SameValues } from '../database/same-values';
@@ -45,9 +47,6 @@ import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
 
 /** ORDER_STATUSES (order.types.ts) is the database enum, value for value. */
 export type OrderEnumsMatch = Proven<SameValues<OrderStatus, DbOrderStatus>>;
-
-/** A change as its statements return it: the bigint id as text. */
-type ChangeRow = Omit<StatusChangeRecord, 'id'> & { id: string };
 
 /** The answer a request under `@Idempotent` stores with the write that records the provider's answer (see recordSubmission). */
 export interface InlineAnswer {
@@ -85,8 +84,7 @@ export class OrdersRepository {
   ): Promise<{ order: OrderRecord; event: OrderStatusEvent; budgetTaken: boolean; share: BudgetShareRow }> {
     const id = randomUUID();
     const values = [
-      id,
-      ...CREATE_ORDER_FIELDS.map((field) => order[field]),
+      ...parameterValues(NEW_ORDER, { id, ...order }),
       ...idempotencyLinkValues(claim, { type: ORDER_RESOURCE, id }),
       ...budgetSlotValues(slot),
     ];
@@ -113,25 +111,24 @@ export class OrdersRepository {
     const { providerReference, providerTransactionReference, failureReason } = submissionColumns(outcome);
     const reason = { PROCESSING: 'provider_accepted', FAILED: 'provider_rejected', UNKNOWN: 'provider_outcome_unknown' }[outcome.status];
     const detail = outcome.status === 'FAILED' ? outcome.failureReason : outcome.detail;
-    const values = [
+    const values = parameterValues(SUBMISSION_PARAMETERS, {
       orderId,
-      outcome.status,
+      status: outcome.status,
       providerReference,
       providerTransactionReference,
       failureReason,
       reason,
-      detail ?? null,
-      answer?.status ?? null,
-      answer?.recordId ?? null,
-      answer?.textBeforeUpdatedAt ?? null,
-      answer?.textAfterUpdatedAt ?? null,
-    ];
+      detail: detail ?? null,
+      answerStatus: answer?.status ?? null,
+      answerRecordId: answer?.recordId ?? null,
+      answerTextBeforeUpdatedAt: answer?.textBeforeUpdatedAt ?? null,
+      answerTextAfterUpdatedAt: answer?.textAfterUpdatedAt ?? null,
+    });
     const [row] = await this.prisma.run(RECORD_SUBMISSION, values);
     if (!row) throw new Error(`order ${orderId} vanished`);
-    const { answerStored: _answerStored, ...changed } = withoutChange(row);
     return {
       // The columns no write changes after the creation are as stored; the others as the statement left them.
-      order: { ...stored, ...changed },
+      order: { ...stored, ...SUBMISSION_ROW.pick(row) },
       event: row.changeId ? eventOf(orderId, row, 'PENDING', outcome.status, reason) : undefined,
       answerStored: row.answerStored,
     };
@@ -143,7 +140,7 @@ export class OrdersRepository {
    */
   async lockForCallback(run: TransactionRun, orderId: string): Promise<OrderRecord | undefined> {
     const { rows } = await run(LOCK_ORDER, [orderId]);
-    return rows[0] && withoutChange(rows[0]);
+    return rows[0] && ORDER_ROW.read(rows[0]);
   }
 
   /**
@@ -193,23 +190,23 @@ export class OrdersRepository {
 
   async findById(id: string): Promise<OrderRecord | undefined> {
     const [row] = await this.prisma.run(FIND_ORDER, [id]);
-    return row;
+    return row && ORDER_ROW.read(row);
   }
 
   /** The order with its history and callbacks, in one statement; undefined when it does not exist or `ownerId` does not own it. */
   async findDetail(id: string, ownerId: string | undefined): Promise<OrderDetailRecord | undefined> {
     const [row] = await this.prisma.run(FIND_ORDER_DETAIL, [id, ownerId ?? null]);
     if (!row) return undefined;
-    const { history, callbacks, ...order } = row;
+    const { history, callbacks } = row;
     return {
-      order,
+      order: ORDER_ROW.pick(row),
       history: history.map((h) => ({ ...h, at: new Date(h.at) })),
       callbacks: callbacks.map((c) => ({ ...c, receivedAt: new Date(c.receivedAt) })),
     };
   }
 
   async history(orderId: string): Promise<StatusChangeRecord[]> {
-    return withBigIntIds(await this.prisma.run(ORDER_HISTORY, [orderId]));
+    return (await this.prisma.run(ORDER_HISTORY, [orderId])).map(STATUS_CHANGE_ROW.read);
   }
 
   /**
@@ -222,7 +219,7 @@ export class OrdersRepository {
     if (positions.length === 0) return [];
     const orderIds = positions.map((p) => p.orderId);
     const afterIds = positions.map((p) => p.afterChangeId.toString());
-    return withBigIntIds(await this.prisma.run(CHANGES_AFTER, [orderIds, afterIds]));
+    return (await this.prisma.run(CHANGES_AFTER, [orderIds, afterIds])).map(STATUS_CHANGE_ROW.read);
   }
 
   /**
@@ -247,7 +244,7 @@ export class OrdersRepository {
       const fromStatus = current.status;
       const event = await recordChange(run, orderId, fromStatus, outcome, 'manual_resolution', 'Decided by a person', undefined, by);
       await appendAuditEvent(run, { ...audit, details: { ...audit.details, fromStatus, toStatus: outcome } });
-      return { order: moved, event };
+      return { order: ORDER_ROW.read(moved), event };
     });
   }
 
@@ -270,12 +267,12 @@ export class OrdersRepository {
         by,
       );
       await appendAuditEvent(run, { ...audit, details: { ...audit.details, status } });
-      return { order: cleared, event };
+      return { order: ORDER_ROW.read(cleared), event };
     });
   }
 }
 
-/** The provider's references and the failure of an outcome, as RECORD_SUBMISSION's $3 to $5. */
+/** The provider's references and the failure of an outcome, as RECORD_SUBMISSION takes them. */
 function submissionColumns(outcome: SubmissionOutcome) {
   if (outcome.status === 'PROCESSING')
     return {
@@ -308,20 +305,19 @@ async function recordChange(
   by?: ManualActor,
 ): Promise<OrderStatusEvent> {
   const [change] = (
-    await run(RECORD_CHANGE, [
-      orderId,
-      fromStatus,
-      toStatus,
-      reason,
-      detail ?? null,
-      callbackId ?? null,
-      by?.actor ?? null,
-      by?.note ?? null,
-    ])
+    await run(
+      RECORD_CHANGE,
+      parameterValues(CHANGE_PARAMETERS, {
+        orderId,
+        fromStatus,
+        toStatus,
+        reason,
+        detail: detail ?? null,
+        callbackId: callbackId ?? null,
+        actor: by?.actor ?? null,
+        note: by?.note ?? null,
+      }),
+    )
   ).rows;
   return eventOf(orderId, change, fromStatus, toStatus, reason);
-}
-
-function withBigIntIds(rows: ChangeRow[]): StatusChangeRecord[] {
-  return rows.map((row) => ({ ...row, id: BigInt(row.id) }));
 }

@@ -1,82 +1,22 @@
-import { column, isoTimeSql, sqlStatement, type RowOf } from '../database/sql-statement';
+import { column, isoTimeSql, sqlStatement } from '../database/sql-statement';
 import { keysetListStatements, type ListFilter } from '../database/list-queries';
+import { namedParameters, uncast } from '../database/named-parameters';
 import { idempotencyAnswerCte } from '../idempotency/idempotency.repository';
-import { ORDER_STATUSES, type OrderDetailRecord, type OrderFilter, type OrderStatus, type OrderStatusEvent } from './order.types';
+import { ORDER_STATUSES, type OrderDetailRecord, type OrderFilter } from './order.types';
+import { CHANGE_COLUMNS, eventJson, ORDER_LIST_ROW, ORDER_ROW, STATUS_CHANGE_ROW, SUBMISSION_ROW } from './orders.rows';
 
 /** The written-out SQL of OrdersRepository: its hot paths, lists, export and background work (listed in src/queries/orders.repository.sql). */
 export const repository = 'orders.repository';
 
-/** An order row as OrderRecord; the amount without the trailing zeros of numeric(24,4), as Prisma's Decimal gives it. */
-const orderColumns = (t: string) => `${t}.id::text AS id, ${t}.reference, ${t}.customer_id AS "customerId", ${t}.status,
-  trim_scale(${t}.amount)::text AS amount, ${t}.currency, ${t}.service, ${t}.wallet, ${t}.description, ${t}.payer,
-  ${t}.payer_email AS "payerEmail", ${t}.provider_reference AS "providerReference",
-  ${t}.provider_transaction_reference AS "providerTransactionReference", ${t}.failure_reason AS "failureReason",
-  ${t}.needs_review AS "needsReview", ${t}.submitted_at AS "submittedAt", ${t}.processing_since AS "processingSince",
-  ${t}.created_at AS "createdAt", ${t}.updated_at AS "updatedAt"`;
-
 const orderStatus = column.enum('OrderStatus', ORDER_STATUSES);
-
-/** The columns of an order that change after its creation (status, provider's answer, review, times), as in orderColumns. */
-const submissionColumns = (t: string) => `${t}.status, ${t}.provider_reference AS "providerReference",
-  ${t}.provider_transaction_reference AS "providerTransactionReference", ${t}.failure_reason AS "failureReason",
-  ${t}.needs_review AS "needsReview", ${t}.submitted_at AS "submittedAt", ${t}.processing_since AS "processingSince",
-  ${t}.updated_at AS "updatedAt"`;
-
-/** The columns of orderColumns: an OrderRecord. */
-export const ORDER_COLUMNS = {
-  id: column.text,
-  reference: column.text,
-  customerId: column.text,
-  status: orderStatus,
-  amount: column.text,
-  currency: column.varchar,
-  service: column.int4,
-  wallet: column.text,
-  description: column.text,
-  payer: column.text,
-  payerEmail: column.text,
-  providerReference: column.text.orNull,
-  providerTransactionReference: column.text.orNull,
-  failureReason: column.text.orNull,
-  needsReview: column.bool,
-  submittedAt: column.timestamptz.orNull,
-  processingSince: column.timestamptz.orNull,
-  createdAt: column.timestamptz,
-  updatedAt: column.timestamptz,
-};
-
-/** The columns of submissionColumns. */
-const SUBMISSION_COLUMNS = {
-  status: ORDER_COLUMNS.status,
-  providerReference: ORDER_COLUMNS.providerReference,
-  providerTransactionReference: ORDER_COLUMNS.providerTransactionReference,
-  failureReason: ORDER_COLUMNS.failureReason,
-  needsReview: ORDER_COLUMNS.needsReview,
-  submittedAt: ORDER_COLUMNS.submittedAt,
-  processingSince: ORDER_COLUMNS.processingSince,
-  updatedAt: ORDER_COLUMNS.updatedAt,
-};
-
-/** The change a hot-path write made, as its statement returns it alongside the order. */
-export const CHANGE_COLUMNS = {
-  changeId: column.text.orNull,
-  changeAt: column.timestamptz.orNull,
-  notified: column.bool.orNull,
-};
-export type ChangeColumns = Pick<RowOf<typeof CHANGE_COLUMNS>, 'changeId' | 'changeAt'>;
-
-/** The stream event of a change, as JSON text for pg_notify; `at` in the format of Date#toISOString. */
-export const eventJson = (order: string, change: string, from: string, to: string, reason: string) =>
-  `json_build_object('orderId', ${order}, 'changeId', ${change}.id::text, 'fromStatus', ${from}, 'status', ${to}, 'reason', ${reason},
-    'at', ${isoTimeSql(`${change}.at`)})::text`;
 
 export const FIND_ORDER = sqlStatement(
   repository,
   'findById',
   'orders_find',
   `
-  SELECT ${orderColumns('o')} FROM orders o WHERE o.id = $1::uuid`,
-  ORDER_COLUMNS,
+  SELECT ${ORDER_ROW.select('o')} FROM orders o WHERE o.id = $1::uuid`,
+  ORDER_ROW.columns,
 );
 
 /** The order with its history and callbacks, in one statement; the owner (when given) is part of the WHERE. */
@@ -85,7 +25,7 @@ export const FIND_ORDER_DETAIL = sqlStatement(
   'findDetail',
   'orders_detail',
   `
-  SELECT ${orderColumns('o')},
+  SELECT ${ORDER_ROW.select('o')},
     (SELECT COALESCE(json_agg(json_build_object('fromStatus', c.from_status, 'toStatus', c.to_status, 'reason', c.reason,
               'detail', c.detail, 'callbackId', c.callback_id, 'actor', c.actor, 'note', c.note, 'at', c.at) ORDER BY c.id), '[]'::json)
        FROM order_status_changes c WHERE c.order_id = o.id) AS history,
@@ -95,17 +35,32 @@ export const FIND_ORDER_DETAIL = sqlStatement(
   FROM orders o
   WHERE o.id = $1::uuid AND ($2::text IS NULL OR o.customer_id = $2::text)`,
   {
-    ...ORDER_COLUMNS,
+    ...ORDER_ROW.columns,
     history: column.builtJson<JsonHistoryEntry[]>(),
     callbacks: column.builtJson<JsonCallback[]>(),
   },
 );
 
+export const SUBMISSION_PARAMETERS = namedParameters({
+  orderId: column.uuid,
+  status: orderStatus,
+  providerReference: column.text.orNull,
+  providerTransactionReference: column.text.orNull,
+  failureReason: column.text.orNull,
+  reason: column.text,
+  detail: column.text.orNull,
+  answerStatus: column.int4.orNull,
+  answerRecordId: column.uuid.orNull,
+  answerTextBeforeUpdatedAt: column.text.orNull,
+  answerTextAfterUpdatedAt: column.text.orNull,
+});
+const p = SUBMISSION_PARAMETERS;
+
 /**
  * Records the provider's answer in one guarded statement: the row is locked and read as it was
  * (the FOR UPDATE subquery), only a PENDING order moves (with its history entry and stream
  * event), and the provider's references are kept whatever the status. It answers the columns an
- * order's life may change (SUBMISSION_COLUMNS); the others are as the order was created.
+ * order's life may change (SUBMISSION_ROW); the others are as the order was created.
  */
 export const RECORD_SUBMISSION = sqlStatement(
   repository,
@@ -114,54 +69,38 @@ export const RECORD_SUBMISSION = sqlStatement(
   `
   WITH previous AS (
     SELECT id, status, needs_review, provider_reference, provider_transaction_reference, failure_reason
-    FROM orders WHERE id = $1::uuid FOR UPDATE
+    FROM orders WHERE id = ${p.orderId} FOR UPDATE
   ), updated AS (
     UPDATE orders o SET
-      status = CASE WHEN previous.status = 'PENDING' THEN $2::"OrderStatus" ELSE o.status END,
-      provider_reference = COALESCE(o.provider_reference, $3),
-      provider_transaction_reference = COALESCE(o.provider_transaction_reference, $4),
-      processing_since = CASE WHEN previous.status = 'PENDING' AND $2 = 'PROCESSING' THEN now() ELSE o.processing_since END,
-      failure_reason = CASE WHEN previous.status = 'PENDING' AND $2 = 'FAILED' THEN $5 ELSE o.failure_reason END,
+      status = CASE WHEN previous.status = 'PENDING' THEN ${p.status} ELSE o.status END,
+      provider_reference = COALESCE(o.provider_reference, ${p.providerReference}),
+      provider_transaction_reference = COALESCE(o.provider_transaction_reference, ${p.providerTransactionReference}),
+      processing_since = CASE WHEN previous.status = 'PENDING' AND ${p.status} = 'PROCESSING' THEN now() ELSE o.processing_since END,
+      failure_reason = CASE WHEN previous.status = 'PENDING' AND ${p.status} = 'FAILED' THEN ${p.failureReason} ELSE o.failure_reason END,
       updated_at = now()
     FROM previous WHERE o.id = previous.id
     RETURNING o.*, previous.status AS previous_status
   ), change AS (
     INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail)
-    SELECT id, 'PENDING', $2::"OrderStatus", $6, $7 FROM updated WHERE previous_status = 'PENDING'
+    SELECT id, 'PENDING', ${p.status}, ${p.reason}, ${p.detail} FROM updated WHERE previous_status = 'PENDING'
     RETURNING id, at
   ), ${idempotencyAnswerCte(
-    '$8',
-    '$9',
-    `$10::text || (SELECT ${isoTimeSql('updated_at')} FROM updated) || $11::text`,
+    uncast(p.answerStatus),
+    uncast(p.answerRecordId),
+    `${p.answerTextBeforeUpdatedAt} || (SELECT ${isoTimeSql('updated_at')} FROM updated) || ${p.answerTextAfterUpdatedAt}`,
     `EXISTS (SELECT 1 FROM previous WHERE status = 'PENDING' AND NOT needs_review AND provider_reference IS NULL
         AND provider_transaction_reference IS NULL AND failure_reason IS NULL)`,
   )}
-  SELECT ${submissionColumns('updated')}, change.id::text AS "changeId", change.at AS "changeAt",
+  SELECT ${SUBMISSION_ROW.select('updated')}, change.id::text AS "changeId", change.at AS "changeAt",
     CASE WHEN change.id IS NOT NULL
-      THEN pg_notify('order_status', ${eventJson('updated.id', 'change', "'PENDING'", '$2::text', '$6::text')}) IS NULL END AS "notified",
+      THEN pg_notify('order_status', ${eventJson('updated.id', 'change', "'PENDING'", `${p.status}::text`, p.reason)}) IS NULL END AS "notified",
     EXISTS (SELECT 1 FROM answer) AS "answerStored"
   FROM updated LEFT JOIN change ON true`,
-  { ...SUBMISSION_COLUMNS, ...CHANGE_COLUMNS, answerStored: column.bool },
+  { ...SUBMISSION_ROW.columns, ...CHANGE_COLUMNS, answerStored: column.bool },
 );
 
 export type JsonHistoryEntry = Omit<OrderDetailRecord['history'][number], 'at'> & { at: string };
 export type JsonCallback = Omit<OrderDetailRecord['callbacks'][number], 'receivedAt'> & { receivedAt: string };
-
-/** A row of a hot-path write without the columns of its change (CHANGE_COLUMNS): the order's columns it returned. */
-export function withoutChange<R extends object>(row: R & Partial<RowOf<typeof CHANGE_COLUMNS>>): Omit<R, keyof typeof CHANGE_COLUMNS> {
-  const { changeId: _changeId, changeAt: _changeAt, notified: _notified, ...order } = row;
-  return order;
-}
-
-export function eventOf(
-  orderId: string,
-  change: ChangeColumns,
-  fromStatus: OrderStatus | null,
-  status: OrderStatus,
-  reason: string,
-): OrderStatusEvent {
-  return { orderId, changeId: String(change.changeId), fromStatus, status, reason, at: (change.changeAt as Date).toISOString() };
-}
 
 /**
  * The equality filters of the orders lists, in the order of their parameters ($6 on; $1 to $5 are
@@ -175,66 +114,25 @@ export const LIST_FILTERS: readonly ListFilter<OrderFilter>[] = [
   ['needsReview', 'review', (n: number) => `o.needs_review = $${n}::boolean`],
 ];
 
-/**
- * A page of orders, or a batch of the CSV export: only what either shows, the times already written
- * as ISO text by PostgreSQL. Parsing them into Dates to write them back out was most of the export's
- * time, and on a page of 50 the Dates (four per row) were most of what a request allocated.
- */
+/** A page of orders, or a batch of the CSV export (ORDER_LIST_ROW). */
 export const LIST_ORDERS = keysetListStatements({
   repository,
   usedBy: 'list',
   prefix: 'orders_page',
   from: 'orders o',
   time: 'o.created_at',
-  select: `o.id::text AS id, o.reference, ${isoTimeSql('o.created_at')} AS "createdAt", ${isoTimeSql('o.updated_at')} AS "updatedAt",
-    o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-    o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-    o.needs_review AS "needsReview"`,
-  columns: {
-    id: column.text,
-    reference: column.text,
-    createdAt: column.text,
-    updatedAt: column.text,
-    status: orderStatus,
-    amount: column.text,
-    currency: column.varchar,
-    service: column.int4,
-    wallet: column.text,
-    payer: column.text,
-    payerEmail: column.text,
-    description: column.text,
-    providerReference: column.text.orNull,
-    providerTransactionReference: column.text.orNull,
-    failureReason: column.text.orNull,
-    needsReview: column.bool,
-  },
+  select: ORDER_LIST_ROW.select('o'),
+  columns: ORDER_LIST_ROW.columns,
   filters: LIST_FILTERS,
 });
-
-/** An order's change, as StatusChangeRecord (its id as text: a bigint). */
-const changeColumns = (c: string) => `${c}.id::text AS id, ${c}.order_id::text AS "orderId", ${c}.from_status AS "fromStatus",
-  ${c}.to_status AS "toStatus", ${c}.reason, ${c}.detail, ${c}.callback_id::text AS "callbackId", ${c}.actor, ${c}.note, ${c}.at`;
-const CHANGE_ROW_COLUMNS = {
-  id: column.text,
-  orderId: column.text,
-  fromStatus: orderStatus.orNull,
-  toStatus: orderStatus,
-  reason: column.text,
-  detail: column.text.orNull,
-  callbackId: column.text.orNull,
-  actor: column.text.orNull,
-  note: column.text.orNull,
-  at: column.timestamptz,
-};
 
 export const ORDER_HISTORY = sqlStatement(
   repository,
   'history',
   'orders_history',
   `
-  SELECT ${changeColumns('c')} FROM order_status_changes c WHERE c.order_id = $1::uuid ORDER BY c.id`,
-  CHANGE_ROW_COLUMNS,
+  SELECT ${STATUS_CHANGE_ROW.select('c')} FROM order_status_changes c WHERE c.order_id = $1::uuid ORDER BY c.id`,
+  STATUS_CHANGE_ROW.columns,
 );
 
 /** The changes of each watched order ($1) after the change its streams have reached ($2, at the same place). */
@@ -243,11 +141,11 @@ export const CHANGES_AFTER = sqlStatement(
   'changesAfter',
   'orders_changes_after',
   `
-  SELECT ${changeColumns('c')}
+  SELECT ${STATUS_CHANGE_ROW.select('c')}
   FROM unnest($1::uuid[], $2::bigint[]) AS watched(order_id, after_id)
   JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
   ORDER BY c.id`,
-  CHANGE_ROW_COLUMNS,
+  STATUS_CHANGE_ROW.columns,
 );
 
 export const COUNT_BY_STATUS = sqlStatement(
@@ -314,9 +212,20 @@ export const LOCK_ORDER = sqlStatement(
   'lockForCallback, resolveManually, clearReview',
   'orders_lock',
   `
-  SELECT ${orderColumns('o')} FROM orders o WHERE o.id = $1::uuid FOR UPDATE`,
-  ORDER_COLUMNS,
+  SELECT ${ORDER_ROW.select('o')} FROM orders o WHERE o.id = $1::uuid FOR UPDATE`,
+  ORDER_ROW.columns,
 );
+
+export const CHANGE_PARAMETERS = namedParameters({
+  orderId: column.uuid,
+  fromStatus: orderStatus.orNull,
+  toStatus: orderStatus,
+  reason: column.text,
+  detail: column.text.orNull,
+  callbackId: column.uuid.orNull,
+  actor: column.text.orNull,
+  note: column.text.orNull,
+});
 
 /** A change of a locked order, with its stream event (pg_notify delivers it only once the transaction commits). */
 export const RECORD_CHANGE = sqlStatement(
@@ -326,11 +235,13 @@ export const RECORD_CHANGE = sqlStatement(
   `
   WITH change AS (
     INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail, callback_id, actor, note)
-    VALUES ($1::uuid, $2::"OrderStatus", $3::"OrderStatus", $4, $5, $6::uuid, $7, $8)
+    VALUES (${CHANGE_PARAMETERS.orderId}, ${CHANGE_PARAMETERS.fromStatus}, ${CHANGE_PARAMETERS.toStatus}, ${CHANGE_PARAMETERS.reason}, ${CHANGE_PARAMETERS.detail}, ${CHANGE_PARAMETERS.callbackId},
+      ${CHANGE_PARAMETERS.actor}, ${CHANGE_PARAMETERS.note})
     RETURNING id, at
   )
   SELECT change.id::text AS "changeId", change.at AS "changeAt",
-    pg_notify('order_status', ${eventJson('$1::text', 'change', '$2::text', '$3::text', '$4::text')}) IS NULL AS "notified"
+    pg_notify('order_status', ${eventJson(`${CHANGE_PARAMETERS.orderId}::text`, 'change', `${CHANGE_PARAMETERS.fromStatus}::text`, `${CHANGE_PARAMETERS.toStatus}::text`, CHANGE_PARAMETERS.reason)})
+      IS NULL AS "notified"
   FROM change`,
   { changeId: column.text, changeAt: column.timestamptz, notified: column.bool },
 );
@@ -365,8 +276,8 @@ export const RESOLVE_MANUALLY = sqlStatement(
   WHERE o.id = $1::uuid
     AND (o.status::text = ANY($4::text[])
       OR (o.status = 'PENDING' AND o.created_at < now() - make_interval(secs => $5::float8)))
-  RETURNING ${orderColumns('o')}`,
-  ORDER_COLUMNS,
+  RETURNING ${ORDER_ROW.select('o')}`,
+  ORDER_ROW.columns,
 );
 
 /** Clears the review flag, guarded: only a flagged order moves. */
@@ -376,6 +287,6 @@ export const CLEAR_REVIEW = sqlStatement(
   'orders_clear_review',
   `
   UPDATE orders o SET needs_review = false, updated_at = now() WHERE o.id = $1::uuid AND o.needs_review
-  RETURNING ${orderColumns('o')}`,
-  ORDER_COLUMNS,
+  RETURNING ${ORDER_ROW.select('o')}`,
+  ORDER_ROW.columns,
 );
