@@ -9,7 +9,7 @@ import { keepDownloadBytes } from './http/swagger-downloads';
 import { signInConnectSources, swaggerSignIn } from './http/swagger-sign-in';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preParsingAsyncHookHandler } from 'fastify';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
@@ -32,7 +32,7 @@ import { registerConfiguredSecrets } from './logging/redaction';
 import { requestIdScope } from './logging/request-context';
 import { traceHttpRequests } from './tracing/http-tracing';
 import { MetricsService } from './metrics/metrics.service';
-import { AUTH_ROUTE_CONFIG_KEY, authorizeRequest } from './auth/auth.guard';
+import { AUTH_ROUTE_CONFIG_KEY, authorizeRequestSoon } from './auth/auth.guard';
 import type { Role } from './auth/auth.types';
 import { JwtVerifier } from './auth/jwt-verifier.service';
 
@@ -83,32 +83,30 @@ export async function createApp(
   const fastify = app.getHttpAdapter().getInstance();
   limitConnections(fastify.server, config, logger);
   registerBodyParsers(fastify);
-  // First, so that every answer carries them, a refusal by a later hook too.
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(SECURITY_HEADERS);
-    done();
-  });
+  // First, so that every answer carries them, a refusal by a later hook too; then the rest of the
+  // request runs in its request id's scope.
   fastify.addHook('onRequest', (request, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
     reply.header(REQUEST_ID_HEADER, request.id);
     requestIdScope.run(request.id, done);
   });
   // With tracing on, a span per request from here on (continuing the caller's traceparent); no hook otherwise.
   traceHttpRequests(fastify);
-  // A query string is an object too: bounded like a body, before any validation sees it. The
-  // provider's callbacks are exempt (their query is evidence, stored, never validated).
-  fastify.addHook('onRequest', (request, _reply, done) => {
+  const refuse = routerErrorHandler(logger, REQUEST_ID_HEADER, SECURITY_HEADERS);
+  const verifier = app.get(JwtVerifier);
+  // The request's own checks, in this order, in one hook (each hook is a step of Fastify's chain on every request).
+  fastify.addHook('onRequest', (request, reply, done) => {
+    // A query string is an object too: bounded like a body, before any validation sees it. The
+    // provider's callbacks are exempt (their query is evidence, stored, never validated).
     const queryAt = request.url.indexOf('?');
     const excess =
       queryAt === -1 || isCallbackRoute(request) ? undefined : formExcess(request.url.slice(queryAt + 1), BODY_BOUNDS, 'The query string');
-    done(excess === undefined ? undefined : new QueryTooComplexError(excess));
-  });
-  const refuse = routerErrorHandler(logger, REQUEST_ID_HEADER, SECURITY_HEADERS);
-  fastify.addHook('onRequest', (request, reply, done) => {
+    if (excess !== undefined) return done(new QueryTooComplexError(excess));
     // HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 may omit it.
     if (request.raw.httpVersion !== '1.0' && request.headers.host === undefined)
       return refuse(new MissingHostError('The request has no Host header.'), request, reply);
     // Node keeps the first Host of several (rawHeaders has them all: name, value, name, value...).
-    if (request.raw.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1)
+    if (headerLines(request.raw.rawHeaders, 'host') > 1)
       return refuse(new DuplicateHostError('The request has more than one Host header.'), request, reply);
     // @fastify/cors answers these with a text/plain 400 of its own.
     const preflight = request.method === 'OPTIONS' && config.corsOrigins.length > 0;
@@ -118,14 +116,19 @@ export async function createApp(
         request,
         reply,
       );
-    done();
-  });
-  // An @Auth route's token and roles are checked before the body is read: a client without them
-  // is answered 401/403 at once, whatever body it sends or withholds. AuthGuard then uses this caller.
-  const verifier = app.get(JwtVerifier);
-  fastify.addHook('onRequest', async (request) => {
+    // An @Auth route's token and roles are checked before the body is read: a client without them
+    // is answered 401/403 at once, whatever body it sends or withholds. AuthGuard then uses this
+    // caller. A token verified lately is checked without a promise (authorizeRequestSoon).
     const required = requiredRoles(request);
-    if (required) await authorizeRequest(verifier, request, required);
+    if (!required) return done();
+    let verifying: Promise<void> | undefined;
+    try {
+      verifying = authorizeRequestSoon(verifier, request, required);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (verifying) verifying.then(() => done(), done);
+    else done();
   });
   // server.close() closes the keep-alive connections idle when it starts; one whose request was
   // still in flight stayed open after its answer until Fastify's keepAliveTimeout (72 s), and the
@@ -179,6 +182,16 @@ export const SIGNED_CALLBACK_LIMIT_PER_MINUTE = 60;
 const SIGNED_CALLBACK_BUCKET = 'signed-callback:';
 
 type RoutedRequest = { routeOptions: { url?: string } };
+
+/** How many of node's raw header lines (name, value, name, value...) are `lowerCaseName`'s. */
+function headerLines(rawHeaders: readonly string[], lowerCaseName: string): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) count++;
+  }
+  return count;
+}
 
 /** Decided by the route the router matched, never by the raw URL: `/%6detrics` is `/metrics`. */
 function routeOf(request: RoutedRequest): string | undefined {
@@ -235,6 +248,12 @@ async function registerHttpProtections(app: NestFastifyApplication, config: AppC
 }
 type RawBodyRequest = RoutedRequest & { rawBody?: string };
 
+/** A route's hooks of one kind as a list (Fastify takes one function, a list or none). */
+function hookList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /** The first `keepBytes` of `source`; the rest is read and dropped, and over `maxBytes` it is 413. */
 function headOf(source: Readable, keepBytes: number, maxBytes: number): Readable {
   let consumed = 0;
@@ -261,12 +280,14 @@ function headOf(source: Readable, keepBytes: number, maxBytes: number): Readable
  * and a body over 1 MiB is 413.
  */
 function registerBodyParsers(fastify: FastifyInstance) {
+  // The callback routes' own limit and body reader, on those routes only: no other request runs the hook.
   fastify.addHook('onRoute', (route) => {
-    if (route.url.startsWith(CALLBACK_ROUTE_PREFIX)) route.bodyLimit = CALLBACK_BODY_MAX_BYTES;
+    if (!route.url.startsWith(CALLBACK_ROUTE_PREFIX)) return;
+    route.bodyLimit = CALLBACK_BODY_MAX_BYTES;
+    const keepHead: preParsingAsyncHookHandler = async (_request, _reply, payload) =>
+      headOf(payload, CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES);
+    route.preParsing = [...hookList(route.preParsing), keepHead];
   });
-  fastify.addHook('preParsing', async (request, _reply, payload) =>
-    isCallbackRoute(request) ? headOf(payload, CALLBACK_BODY_KEPT_BYTES, CALLBACK_BODY_MAX_BYTES) : payload,
-  );
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
   const keepForCallback = (request: RawBodyRequest, text: string, done: (error: Error | null, body?: unknown) => void): boolean => {
