@@ -6,11 +6,17 @@ import { registeredStatements, renderQueries, type SqlStatement } from '../src/d
 export const SRC_DIR = resolve(__dirname, '..', 'src');
 export const QUERIES_DIR = join(SRC_DIR, 'queries');
 
-/** The files of src/ (relative, sorted) that declare written-out statements: every non-test file calling `sqlStatement(`. */
+/**
+ * The files of src/ (relative, sorted) that declare written-out statements: every non-test file
+ * calling `sqlStatement(`, or `registerOperationTable(` (which writes out an operation type's statements).
+ */
 export function statementModules(): string[] {
   return (readdirSync(SRC_DIR, { recursive: true }) as string[])
     .filter((path) => path.endsWith('.ts') && !path.endsWith('.spec.ts') && !path.startsWith('generated'))
-    .filter((path) => !path.endsWith('sql-statement.ts') && readFileSync(join(SRC_DIR, path), 'utf8').includes('sqlStatement('))
+    .filter(
+      (path) =>
+        !path.endsWith('sql-statement.ts') && /\b(sqlStatement|registerOperationTable)\(/.test(readFileSync(join(SRC_DIR, path), 'utf8')),
+    )
     .sort();
 }
 

@@ -9,22 +9,11 @@ import type { AppConfig } from '../config/app-config';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { APP_LOGGER } from '../logging/logging.module';
 import type { OperationLink } from '../provider-operations/operation-tables';
-import {
-  runProviderOperation,
-  type ProviderFailure,
-  type ProviderOperationRequest,
-  type ProviderOperationType,
-} from '../provider-operations/provider-operation';
+import { operationLink } from '../provider-operations/operation-recovery';
+import { runProviderOperation, type ProviderOperationRequest, type ProviderOperationType } from '../provider-operations/provider-operation';
 import { canSee } from '../auth/auth.types';
 import { mayOperate } from './card-mappers';
-import {
-  PROVIDER_CARD_STATUS,
-  type CardOperationRecord,
-  type CardRecord,
-  type CardRefresh,
-  type NewCardOperation,
-  type OperationOutcome,
-} from './card.types';
+import { PROVIDER_CARD_STATUS, type CardOperationRecord, type CardRecord, type CardRefresh, type NewCardOperation } from './card.types';
 import { CardProviderError, CardTerminatedError } from './cards.errors';
 import { CARD_OPERATIONS_TABLE, CardOperationsRepository } from './card-operations.repository';
 import { CardsRepository } from './cards.repository';
@@ -39,7 +28,7 @@ export class CardOperationRunner {
   readonly logger: Logger;
 
   /** Card operations as the provider-operation lifecycle drives them. */
-  readonly type: ProviderOperationType<CardOperationRecord, NewCardOperation>;
+  readonly type: ProviderOperationType<CardOperationRecord, NewCardOperation, never, 'FAILED' | 'UNKNOWN'>;
 
   private readonly currencies: AppConfig['currencies'];
 
@@ -63,7 +52,7 @@ export class CardOperationRunner {
         kind: operation.kind,
       }),
       store: (operation, link) => this.repository.startOperation(operation, link),
-      recordFailure: (operation, failure) => this.repository.completeOperation(operation.id, cardOperationOutcome(failure)),
+      recordFailure: (operation, outcome) => this.repository.completeOperation(operation.id, outcome),
       answerFailure: (recorded, failure) => {
         if (failure.kind === 'unexpected') throw failure.error;
         throw new CardProviderError(failure.error, recorded);
@@ -84,10 +73,16 @@ export class CardOperationRunner {
     return card;
   }
 
-  /** The idempotency claim of the request in flight, to link to the operation it stores as a resource of `type`. */
-  linkTo(type: string): OperationLink | undefined {
-    const claim = this.idempotency.pendingClaim();
-    return claim ? { claim, type } : undefined;
+  /** The link of the operation the request in flight stores, as a resource of `type` (CARD_OPERATIONS_TABLE's recovery). */
+  linkTo(type: keyof typeof CARD_OPERATIONS_TABLE.recovery): OperationLink | undefined {
+    return operationLink(this.idempotency, CARD_OPERATIONS_TABLE, type);
+  }
+
+  /** The stored operation and its card, shaped by `answer`: what a retry answers when its request died (registerRecoveries). */
+  async recovered<T>(operationId: string, answer: (operation: CardOperationRecord, card: CardRecord) => T): Promise<T | undefined> {
+    const operation = await this.repository.findOperation(operationId);
+    const card = operation?.cardId ? await this.cards.findCard(operation.cardId) : undefined;
+    return operation && card && answer(operation, card);
   }
 
   /**
@@ -140,26 +135,4 @@ export class CardOperationRunner {
 
 export function refuseIfTerminated(card: CardRecord): void {
   if (card.status === 'TERMINATED' || card.terminatedAt) throw new CardTerminatedError(card.id);
-}
-
-/** How a provider call that threw ends a card operation: FAILED when nothing can have happened, else UNKNOWN. */
-export function cardOperationOutcome(failure: ProviderFailure): OperationOutcome {
-  switch (failure.kind) {
-    case 'refused':
-      return { status: 'FAILED', failureReason: failure.reason, providerResponse: failure.providerResponse };
-    case 'not_sent':
-      return { status: 'FAILED', failureReason: failure.reason };
-    case 'lost':
-      return {
-        status: 'UNKNOWN',
-        failureReason: failure.reason,
-        providerResponse: {
-          code: failure.code,
-          ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}),
-          ...(failure.providerMessage ? { message: failure.providerMessage } : {}),
-        },
-      };
-    case 'unexpected':
-      return { status: 'UNKNOWN', failureReason: 'The operation failed unexpectedly after it may have been sent' };
-  }
 }

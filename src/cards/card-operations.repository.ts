@@ -9,7 +9,6 @@ import {
   LINK_HELD,
   linkedInsertValues,
   OPERATION_LINK,
-  registerOperationTable,
   storedRow,
   type OperationLink,
 } from '../provider-operations/operation-tables';
@@ -17,7 +16,6 @@ import { resolveProviderOperation, type ManualDecision } from '../provider-opera
 import {
   CARD_OPERATION_KINDS,
   CARD_STATUSES,
-  MANUAL_CARD_OPERATION_OUTCOMES,
   type ManualCardOperationOutcome,
   type CardOperationFilter,
   type CardOperationRecord,
@@ -28,6 +26,7 @@ import {
   type NewCardOperation,
   type OperationOutcome,
 } from './card.types';
+import { CARD_OPERATIONS_TABLE } from './card-operations.table';
 import {
   CARD_CHANGE_PARAMETERS,
   CARD_PART,
@@ -44,13 +43,8 @@ import {
 /** The SQL of CardOperationsRepository, written out (listed in src/queries/card-operations.repository.sql). */
 const repository = 'card-operations.repository';
 
-/** Card operations follow the provider-operation lifecycle: swept when interrupted, decided by a person when UNKNOWN. */
-export const CARD_OPERATIONS_TABLE = registerOperationTable({
-  table: 'card_operations',
-  statusType: 'CardOperationStatus',
-  manualOutcomes: MANUAL_CARD_OPERATION_OUTCOMES,
-  resolutionAudit: { action: 'card_operation.resolved', resourceType: 'card_operation' },
-});
+/** Card operations follow the provider-operation lifecycle: declared once, in card-operations.table.ts. */
+export { CARD_OPERATIONS_TABLE } from './card-operations.table';
 
 /** After OPERATION_LINK's $1 (the new id) to $10. */
 const NEW_OPERATION = namedParameters(

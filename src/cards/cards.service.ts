@@ -32,6 +32,10 @@ import { CardOperationsRepository } from './card-operations.repository';
 import { CardsRepository } from './cards.repository';
 import { CardListsRepository } from './card-lists.repository';
 import { CardOperationRunner } from './card-operation-runner';
+import { CARD_OPERATIONS_TABLE } from './card-operations.table';
+import { cardOperationResult } from './move-card-money.use-case';
+import { syncResult } from './sync-card.use-case';
+import { registerRecoveries } from '../provider-operations/operation-recovery';
 
 export const FIRST_ANSWER_NOTE = 'cardNumber and cvv are shown only in this first answer: they are not stored and cannot be shown again';
 export const REPLAY_NOTE = 'cardNumber and cvv are shown only in the first answer';
@@ -45,9 +49,6 @@ export function withoutCardSecrets(body: unknown): unknown {
   const { cardNumber: _number, cvv: _cvv, ...rest } = body as Record<string, unknown>;
   return { ...rest, secretsShownOnce: true, note: REPLAY_NOTE };
 }
-
-/** The resource type on idempotency records: a card creation answers the card. */
-const CARD_CREATION_RESOURCE = 'card_creation';
 
 /**
  * Card creation and the reads of cards and their operations (top-ups and withdrawals are
@@ -78,12 +79,12 @@ export class CardsService implements OnModuleInit {
     this.logger = logger.child({ component: 'cards' });
   }
 
-  /** What a retry answers when the card creation it repeats died after storing its operation. */
+  /** What a retry answers when the card request it repeats died after storing its operation: the operation as it now is. */
   onModuleInit() {
-    this.idempotency.registerRecovery({
-      type: CARD_CREATION_RESOURCE,
-      scopes: ['cards.create'],
-      answer: (id) => this.recoveredCreation(id),
+    registerRecoveries(this.idempotency, CARD_OPERATIONS_TABLE, {
+      card_creation: (id) => this.recoveredCreation(id),
+      card_operation: (id) => this.runner.recovered(id, (operation, card) => cardOperationResult(operation, card, this.currencies)),
+      card_sync: (id) => this.runner.recovered(id, (operation, card) => syncResult(operation, card, this.currencies)),
     });
   }
 
@@ -112,7 +113,7 @@ export class CardsService implements OnModuleInit {
         amount: balance.toString(),
         currency: balance.currency,
       },
-      link: this.runner.linkTo(CARD_CREATION_RESOURCE),
+      link: this.runner.linkTo('card_creation'),
       call: () => this.provider.createCard(cardUser.providerUserId, { balance: balance.toString(), currency: balance.currency }),
       record: async (operation, answer): Promise<CreatedCardDto> => {
         const cardId = typeof answer?.card_id === 'string' ? answer.card_id.trim() : '';

@@ -4,11 +4,11 @@ import type { AuthUser } from '../auth/auth.types';
 import type { AppConfig } from '../config/app-config';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
-import { toOperationDto } from './card-mappers';
 import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
 import { PROVIDER_CARD_STATUS, type CardStatus } from './card.types';
 import type { CardOperationResultDto } from './card-operations.dto';
 import { CardOperationsRepository } from './card-operations.repository';
+import { cardOperationResult } from './move-card-money.use-case';
 
 type StateChange = {
   kind: 'FREEZE' | 'UNFREEZE' | 'TERMINATE';
@@ -71,6 +71,6 @@ export class ChangeCardStateUseCase {
       { cardId: card.id, operationId: done.operation.id, kind: change.kind, status: done.card.status },
       'card operation succeeded',
     );
-    return { ...toOperationDto(done.operation, this.currencies), cardStatus: done.card.status };
+    return cardOperationResult(done.operation, done.card, this.currencies);
   }
 }

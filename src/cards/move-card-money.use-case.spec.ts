@@ -110,10 +110,8 @@ function setUp(provider: Partial<Record<'topUp' | 'withdraw', jest.Mock>>, cardC
   );
   const useCase = new MoveCardMoneyUseCase(
     repository as unknown as CardOperationsRepository,
-    repository as unknown as CardsRepository,
     provider as unknown as CardsClient,
     runner,
-    idempotency,
     config,
   );
   return { useCase, repository, card };

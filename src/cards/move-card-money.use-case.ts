@@ -1,22 +1,18 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import { ValidationFailedError } from '../common/domain-error';
 import { validateAmountForCurrency } from '../common/money.validator';
 import type { AppConfig } from '../config/app-config';
-import { IdempotencyService } from '../idempotency/idempotency.service';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
 import { toOperationDto } from './card-mappers';
 import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
+import type { CardOperationRecord, CardRecord } from './card.types';
 import type { CardAmountDto } from './cards.dto';
 import type { CardOperationResultDto } from './card-operations.dto';
 import { CardFrozenError } from './cards.errors';
 import { CardOperationsRepository } from './card-operations.repository';
-import { CardsRepository } from './cards.repository';
-
-/** The resource type on idempotency records: a top-up or withdrawal answers its operation. */
-const CARD_OPERATION_RESOURCE = 'card_operation';
 
 /**
  * Top-ups and withdrawals. The operation is stored PENDING (linked to the request's idempotency
@@ -25,27 +21,16 @@ const CARD_OPERATION_RESOURCE = 'card_operation';
  * itself). Money does not move on a frozen or terminated card: refused before anything is stored.
  */
 @Injectable()
-export class MoveCardMoneyUseCase implements OnModuleInit {
+export class MoveCardMoneyUseCase {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
     private readonly repository: CardOperationsRepository,
-    private readonly cards: CardsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
-    private readonly idempotency: IdempotencyService,
     config: ConfigService<AppConfig, true>,
   ) {
     this.currencies = config.get('currencies', { infer: true });
-  }
-
-  /** What a retry answers when the request it repeats died after storing its operation. */
-  onModuleInit() {
-    this.idempotency.registerRecovery({
-      type: CARD_OPERATION_RESOURCE,
-      scopes: ['cards.topup', 'cards.withdraw'],
-      answer: (id) => this.recoveredOperation(id),
-    });
   }
 
   topUp(user: AuthUser, id: string, dto: CardAmountDto): Promise<CardOperationResultDto> {
@@ -66,7 +51,7 @@ export class MoveCardMoneyUseCase implements OnModuleInit {
 
     const done = await this.runner.run({
       input: { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind, amount, currency: card.currency },
-      link: this.runner.linkTo(CARD_OPERATION_RESOURCE),
+      link: this.runner.linkTo('card_operation'),
       call: () =>
         kind === 'TOPUP'
           ? this.provider.topUp(card.providerCardId, amount, card.currency)
@@ -91,13 +76,15 @@ export class MoveCardMoneyUseCase implements OnModuleInit {
       { cardId: card.id, operationId: done.operation.id, kind, amount, currency: card.currency },
       'card operation succeeded',
     );
-    return { ...toOperationDto(done.operation, this.currencies), cardStatus: done.card.status };
+    return cardOperationResult(done.operation, done.card, this.currencies);
   }
+}
 
-  /** The operation with its stored outcome (UNKNOWN once swept), shaped as the route's answer. */
-  private async recoveredOperation(operationId: string): Promise<CardOperationResultDto | undefined> {
-    const operation = await this.repository.findOperation(operationId);
-    const card = operation?.cardId ? await this.cards.findCard(operation.cardId) : undefined;
-    return operation && card && { ...toOperationDto(operation, this.currencies), cardStatus: card.status };
-  }
+/** A card operation as its route answers it, with the card's status after it (also what a retry of it answers). */
+export function cardOperationResult(
+  operation: CardOperationRecord,
+  card: CardRecord,
+  currencies: AppConfig['currencies'],
+): CardOperationResultDto {
+  return { ...toOperationDto(operation, currencies), cardStatus: card.status };
 }

@@ -1,9 +1,8 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import { readStoredAmount } from '../common/money';
 import type { AppConfig } from '../config/app-config';
-import { IdempotencyService } from '../idempotency/idempotency.service';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
 import { toOperationDto } from './card-mappers';
@@ -11,10 +10,6 @@ import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner
 import type { CardOperationRecord, CardRecord } from './card.types';
 import type { CardSyncResultDto } from './card-operations.dto';
 import { CardOperationsRepository } from './card-operations.repository';
-import { CardsRepository } from './cards.repository';
-
-/** The resource type on idempotency records: a sync answers its operation. */
-const CARD_SYNC_RESOURCE = 'card_sync';
 
 /**
  * `POST /v1/cards/{id}/sync`: the card re-read from the provider (its card details, the call of
@@ -26,31 +21,16 @@ const CARD_SYNC_RESOURCE = 'card_sync';
  * is refused before anything is stored or sent.
  */
 @Injectable()
-export class SyncCardUseCase implements OnModuleInit {
+export class SyncCardUseCase {
   private readonly currencies: AppConfig['currencies'];
 
   constructor(
     private readonly repository: CardOperationsRepository,
-    private readonly cards: CardsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
-    private readonly idempotency: IdempotencyService,
     config: ConfigService<AppConfig, true>,
   ) {
     this.currencies = config.get('currencies', { infer: true });
-  }
-
-  /** What a retry answers when the sync it repeats died after storing its operation. */
-  onModuleInit() {
-    this.idempotency.registerRecovery({
-      type: CARD_SYNC_RESOURCE,
-      scopes: ['cards.sync'],
-      answer: async (id) => {
-        const operation = await this.repository.findOperation(id);
-        const card = operation?.cardId ? await this.cards.findCard(operation.cardId) : undefined;
-        return operation && card && this.toDto(operation, card);
-      },
-    });
   }
 
   async sync(user: AuthUser, id: string): Promise<CardSyncResultDto> {
@@ -58,7 +38,7 @@ export class SyncCardUseCase implements OnModuleInit {
     refuseIfTerminated(card);
     const done = await this.runner.run({
       input: { cardUserId: card.cardUserId, cardId: card.id, requestedBy: user.id, kind: 'SYNC', currency: card.currency },
-      link: this.runner.linkTo(CARD_SYNC_RESOURCE),
+      link: this.runner.linkTo('card_sync'),
       call: () => this.provider.getCard(card.providerCardId),
       // redact() masks the number the card details carry: the stored answer never holds it.
       record: (operation, answer) =>
@@ -68,16 +48,16 @@ export class SyncCardUseCase implements OnModuleInit {
       { cardId: card.id, operationId: done.operation.id, kind: 'SYNC', change: done.operation.amount, status: done.card.status },
       'card operation succeeded',
     );
-    return this.toDto(done.operation, done.card);
+    return syncResult(done.operation, done.card, this.currencies);
   }
+}
 
-  /** The operation, the card status, and the balance stored before the sync (new − change, when both are known). */
-  private toDto(operation: CardOperationRecord, card: CardRecord): CardSyncResultDto {
-    const rule = operation.currency === null ? undefined : this.currencies[operation.currency];
-    const previousBalance =
-      rule && operation.newBalance !== null && operation.amount !== null
-        ? readStoredAmount(operation.newBalance, rule).minus(readStoredAmount(operation.amount, rule)).toString()
-        : null;
-    return { ...toOperationDto(operation, this.currencies), cardStatus: card.status, previousBalance };
-  }
+/** The sync as its route answers it (also what a retry of it answers): the operation, the card status, and the balance stored before the sync (new − change, when both are known). */
+export function syncResult(operation: CardOperationRecord, card: CardRecord, currencies: AppConfig['currencies']): CardSyncResultDto {
+  const rule = operation.currency === null ? undefined : currencies[operation.currency];
+  const previousBalance =
+    rule && operation.newBalance !== null && operation.amount !== null
+      ? readStoredAmount(operation.newBalance, rule).minus(readStoredAmount(operation.amount, rule)).toString()
+      : null;
+  return { ...toOperationDto(operation, currencies), cardStatus: card.status, previousBalance };
 }

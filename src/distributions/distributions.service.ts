@@ -12,7 +12,8 @@ import { APP_LOGGER } from '../logging/logging.module';
 import { redact } from '../logging/redaction';
 import { DistributionClient } from '../provider/clients/distribution.client';
 import type { DistributionEntry, SuccessMessage } from '../provider/provider.types';
-import { runProviderOperation, type ProviderFailure, type ProviderOperationType } from '../provider-operations/provider-operation';
+import { operationLink, registerRecoveries } from '../provider-operations/operation-recovery';
+import { runProviderOperation, type ProviderOperationType } from '../provider-operations/provider-operation';
 import { canonicalRate, computeShares, distributionListErrors, rateToProviderNumber } from './distribution-shares';
 import type { DistributionFilter, DistributionOutcome, DistributionRecord, NewDistribution } from './distribution.types';
 import type {
@@ -24,7 +25,8 @@ import type {
   ListDistributionsQueryDto,
 } from './distributions.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { DISTRIBUTION_RESOURCE, DISTRIBUTIONS_TABLE, DistributionsRepository } from './distributions.repository';
+import { DistributionsRepository } from './distributions.repository';
+import { DISTRIBUTION_RESOURCE, DISTRIBUTIONS_TABLE } from './distributions.table';
 import { toDistributionDto } from './distribution-mappers';
 
 /** A request checked and computed, ready to be stored and sent. */
@@ -53,7 +55,7 @@ export class DistributionsService implements OnModuleInit {
    * the answer was lost, removed when provably not sent (the paymentId is free again and the
    * provider error is the answer); every recorded outcome is audited (`distribution.created`).
    */
-  private readonly type: ProviderOperationType<DistributionRecord, DistributionRequest, DistributionRecord>;
+  private readonly type: ProviderOperationType<DistributionRecord, DistributionRequest, DistributionRecord, DistributionOutcome['status']>;
 
   constructor(
     private readonly distributions: DistributionsRepository,
@@ -79,7 +81,7 @@ export class DistributionsService implements OnModuleInit {
           `paymentId ${distribution.paymentId} is already used${existing ? ` by distribution ${existing.id}` : ''}.`,
         );
       },
-      recordFailure: (stored, failure, { user }) => this.record(user, stored, distributionOutcomeOf(failure)),
+      recordFailure: (stored, outcome, _failure, { user }) => this.record(user, stored, outcome),
       removeNotSent: (stored) => this.distributions.deletePending(stored.id),
       answerFailure: (recorded) => recorded,
     };
@@ -87,10 +89,8 @@ export class DistributionsService implements OnModuleInit {
 
   onModuleInit() {
     // A retry of a distribution whose request died answers the distribution as it is now (UNKNOWN once swept).
-    this.idempotency.registerRecovery({
-      type: DISTRIBUTION_RESOURCE,
-      scopes: ['distributions.init', 'distributions.fiat'],
-      answer: async (id) => {
+    registerRecoveries(this.idempotency, DISTRIBUTIONS_TABLE, {
+      [DISTRIBUTION_RESOURCE]: async (id: string) => {
         const distribution = await this.distributions.findById(id);
         return distribution && this.toDto(distribution);
       },
@@ -212,10 +212,9 @@ export class DistributionsService implements OnModuleInit {
    * freeing its paymentId, and is the caller's answer (the idempotency key is released too).
    */
   private async submit(user: AuthUser, distribution: NewDistribution, send: () => Promise<SuccessMessage>): Promise<DistributionDto> {
-    const claim = this.idempotency.pendingClaim();
     const recorded = await runProviderOperation(this.type, {
       input: { user, distribution },
-      link: claim ? { claim, type: DISTRIBUTION_RESOURCE } : undefined,
+      link: operationLink(this.idempotency, DISTRIBUTIONS_TABLE, DISTRIBUTION_RESOURCE),
       call: send,
       record: (stored, answer) =>
         this.record(
@@ -253,34 +252,4 @@ export class DistributionsService implements OnModuleInit {
 function messageOf(answer: unknown): string | null {
   const message = (answer as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? message.slice(0, 500) : null;
-}
-
-/** How a provider call that threw ends a distribution (a `not_sent` one is removed, never recorded). */
-function distributionOutcomeOf(failure: ProviderFailure): DistributionOutcome {
-  switch (failure.kind) {
-    case 'refused':
-      return {
-        status: 'REJECTED',
-        failureReason: failure.reason,
-        providerMessage: failure.providerMessage,
-        providerResponse: failure.providerResponse,
-      };
-    case 'not_sent':
-      // The type removes what was provably not sent (removeNotSent): runProviderOperation never records it.
-      throw new Error('a distribution that was not sent is removed, never recorded');
-    case 'lost':
-      return {
-        status: 'UNKNOWN',
-        failureReason: failure.reason,
-        providerMessage: failure.providerMessage,
-        providerResponse: { error: failure.code, ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}) },
-      };
-    case 'unexpected':
-      return {
-        status: 'UNKNOWN',
-        failureReason: 'The submission failed unexpectedly after it may have been sent',
-        providerMessage: null,
-        providerResponse: { error: 'internal_error' },
-      };
-  }
 }

@@ -42,6 +42,7 @@ import {
   SWEEP_ORDERS,
 } from './orders.statements';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { ORDER_RESOURCE } from './payin-orders.table';
 import type { Proven, SameValues } from '../database/same-values';
 import type { OrderStatus as DbOrderStatus } from '../generated/prisma/enums';
 
@@ -58,8 +59,8 @@ export interface InlineAnswer {
 }
 
 export const ORDER_EVENTS_CHANNEL = 'order_status';
-/** The resource type of an order on its idempotency record. */
-export const ORDER_RESOURCE = 'order';
+/** The resource type of an order on its idempotency record: declared with pay-in orders' operation type. */
+export { ORDER_RESOURCE };
 
 /**
  * Orders, their history and their callbacks. Every state change happens in one transaction with

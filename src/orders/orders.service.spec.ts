@@ -166,7 +166,9 @@ describe('OrdersService.create: the pay-in submission outcome', () => {
     const { service, orders } = serviceAnswering(() => Promise.reject(error()));
     const thrown = await service.create(alice, dto).catch((e: unknown) => e);
     expect(thrown).toMatchObject({ code });
-    expect(orders.recorded).toEqual([{ status: 'FAILED', failureReason: `Not sent to the payment provider (${code})` }]);
+    expect(orders.recorded).toEqual([
+      { status: 'FAILED', failureReason: `Not sent to the payment provider (${code})`, providerReference: null },
+    ]);
     expect(orders.stored[0].status).toBe('FAILED');
     // The route's @Idempotent releaseOn: a retry with the same key runs anew.
     expect(provesNotSent(thrown)).toBe(true);

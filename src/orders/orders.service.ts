@@ -1,28 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { canReadAll, canSee, listReaderOf, visibleOwnerOf, type AuthUser } from '../auth/auth.types';
-import { NotFoundError, ValidationFailedError } from '../common/domain-error';
+import { NotFoundError } from '../common/domain-error';
 import { csvCell, csvDecimalCell, csvRow } from '../common/csv';
 import { afterCursor, DEFAULT_PAGE_SIZE, periodOf, positionOf, toPage, UUID_PATTERN } from '../common/pagination';
-import { formatStoredAmount, MoneyError } from '../common/money';
-import { validateAmountForCurrency } from '../common/money.validator';
+import { formatStoredAmount } from '../common/money';
 import type { AppConfig } from '../config/app-config';
 import { APP_LOGGER } from '../logging/logging.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { AgentBudgetService } from '../provider/agent-budget.service';
 import { PayinClient } from '../provider/clients/payin.client';
-import type { PayinEnvelope } from '../provider/provider.types';
-import { runProviderOperation, type ProviderFailure, type ProviderOperationType } from '../provider-operations/provider-operation';
+import { registerRecoveries } from '../provider-operations/operation-recovery';
 import { CallbackUrlsService } from './callback-urls.service';
 import { OrderEventsService } from './order-events.service';
 import { OrderStreams, type OrderStreamClient } from './order-streams';
-import { ORDER_STATUSES, type NewOrder, type OrderFilter, type OrderRecord, type OrderStatus, type SubmissionOutcome } from './order.types';
+import { ORDER_STATUSES, type OrderFilter, type OrderRecord, type OrderStatus } from './order.types';
 import type { CreateOrderDto, ListOrdersQueryDto, OrderDetailDto, OrderDto, OrderPageDto } from './orders.dto';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { jsonTextAround } from '../idempotency/json-text-around';
-import { ORDER_RESOURCE, OrdersRepository, submittedOrder } from './orders.repository';
+import { OrdersRepository } from './orders.repository';
+import { ORDER_RESOURCE, PAYIN_ORDERS_TABLE } from './payin-orders.table';
+import { PayinSubmission } from './payin-submission';
 import { OrderListsRepository, type OrderListRow } from './order-lists.repository';
 import { toOrderDto } from './order-mappers';
 
@@ -55,52 +53,43 @@ const CSV_COLUMNS = [
   'needsReview',
 ] as const satisfies readonly (keyof OrderDto)[];
 
-/** What a pay-in asks: the order to store, and what the provider call needs besides. */
-interface PayinOrderInput {
-  order: NewOrder;
-  /** The amount as the provider's JSON number (exact: checked before anything is stored). */
-  providerAmount: number;
-  otp?: string;
-}
-
-/** A stored order, as the lifecycle carries it between its steps. */
-interface StoredOrder {
-  id: string;
-  order: OrderRecord;
-  /** Whether the store statement took the pay-in's slot of the /api/agent budget. */
-  budgetTaken: boolean;
-}
-
 @Injectable()
 export class OrdersService implements OnModuleInit {
   private readonly currencies: AppConfig['currencies'];
   private readonly reportsTimeZone: string;
-  private readonly payinOrders: ProviderOperationType<StoredOrder, PayinOrderInput, OrderDto>;
+  private readonly payins: PayinSubmission;
 
   constructor(
     private readonly orders: OrdersRepository,
     private readonly orderLists: OrderListsRepository,
-    private readonly payin: PayinClient,
-    private readonly callbackUrls: CallbackUrlsService,
-    private readonly events: OrderEventsService,
+    payin: PayinClient,
+    callbackUrls: CallbackUrlsService,
+    events: OrderEventsService,
     private readonly streams: OrderStreams,
     config: ConfigService<AppConfig, true>,
-    @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Inject(APP_LOGGER) logger: Logger,
     private readonly metrics: MetricsService,
     private readonly idempotency: IdempotencyService,
-    private readonly budget: AgentBudgetService,
+    budget: AgentBudgetService,
   ) {
     this.currencies = config.get('currencies', { infer: true });
     this.reportsTimeZone = config.get('reportsTimeZone', { infer: true });
-    this.payinOrders = this.payinOrderType(logger.child({ component: 'orders' }));
+    this.payins = new PayinSubmission({
+      orders,
+      payin,
+      callbackUrls,
+      events,
+      idempotency,
+      budget,
+      currencies: this.currencies,
+      log: logger.child({ component: 'orders' }),
+    });
   }
 
   onModuleInit() {
     // A retry of a pay-in whose request died answers the order as it is now (UNKNOWN once swept), never a second order.
-    this.idempotency.registerRecovery({
-      type: ORDER_RESOURCE,
-      scopes: ['orders.create'],
-      answer: async (id) => {
+    registerRecoveries(this.idempotency, PAYIN_ORDERS_TABLE, {
+      [ORDER_RESOURCE]: async (id: string) => {
         const order = await this.orders.findById(id);
         return order && this.toDto(order);
       },
@@ -114,107 +103,9 @@ export class OrdersService implements OnModuleInit {
     );
   }
 
-  /**
-   * Stores the order, then asks the provider. The provider's answer decides PROCESSING, FAILED
-   * (a refusal) or UNKNOWN (timeout, 5xx, lost or unreadable answer: the money may have moved,
-   * so the order is never resubmitted under a new reference). An error proving the request was
-   * never sent (budget spent, provider unreachable, our credentials refused) fails the order and
-   * is returned to the caller as that error; a customer's spent share stores no order at all. Two
-   * round trips: the order with its key's claim and budget slots before the call, its outcome after.
-   */
-  async create(user: AuthUser, dto: CreateOrderDto): Promise<OrderDto> {
-    const checked = validateAmountForCurrency(dto.amount, dto.currency, this.currencies);
-    if ('errors' in checked) throw new ValidationFailedError(checked.errors);
-    let providerAmount: number;
-    try {
-      providerAmount = checked.money.toProviderNumber();
-    } catch (error) {
-      if (error instanceof MoneyError)
-        throw new ValidationFailedError([{ field: 'amount', message: 'amount cannot be sent to the provider exactly' }]);
-      throw error;
-    }
-
-    const input: PayinOrderInput = {
-      order: {
-        reference: `ord_${randomUUID().replace(/-/g, '')}`,
-        customerId: user.id,
-        amount: checked.money.toString(),
-        currency: dto.currency,
-        service: dto.service,
-        wallet: dto.wallet,
-        description: dto.description,
-        payer: dto.payer,
-        payerEmail: dto.payerEmail,
-      },
-      providerAmount,
-      otp: dto.otp,
-    };
-    const claim = this.idempotency.pendingClaim();
-    return runProviderOperation(this.payinOrders, {
-      input,
-      link: claim && { claim, type: ORDER_RESOURCE },
-      call: (stored) => {
-        const collect = () =>
-          this.payin.collect(
-            {
-              wallet: stored.order.wallet,
-              amount: input.providerAmount,
-              currency: stored.order.currency,
-              order_id: stored.order.reference,
-              description: stored.order.description,
-              payer: stored.order.payer,
-              payerEmail: stored.order.payerEmail,
-              ...this.callbackUrls.urlsFor(stored.id),
-            },
-            { service: stored.order.service, ...(input.otp ? { otp: input.otp } : {}) },
-          );
-        return stored.budgetTaken ? this.budget.withSlotTaken(collect) : collect();
-      },
-      record: async (stored, envelope) => this.answerOf(await this.recordSubmission(stored, acceptedOutcome(envelope), true)),
-    });
-  }
-
-  /** A pay-in order as an operation on the provider (the lifecycle of src/provider-operations). */
-  private payinOrderType(log: Logger): ProviderOperationType<StoredOrder, PayinOrderInput, OrderDto> {
-    return {
-      name: 'pay-in order',
-      log,
-      describe: (stored) => ({ orderId: stored.id }),
-      // One round trip: the order, its history entry and event, the request's key claim linked to it, the budget slots.
-      store: async (input, link) => {
-        const created = await this.orders.create(input.order, link?.claim, this.budget.slotRequest());
-        this.budget.showShare(created.share);
-        this.events.publishLocal(created.event);
-        return { id: created.order.id, order: created.order, budgetTaken: created.budgetTaken };
-      },
-      // FAILED for a refusal or a proof nothing was sent (the error is then the answer), UNKNOWN when the answer was lost.
-      recordFailure: async (stored, failure) => this.recordSubmission(stored, submissionOutcomeOf(failure), failure.kind !== 'not_sent'),
-      answerFailure: (recorded, failure) => {
-        if (failure.kind === 'not_sent') throw failure.error;
-        return this.answerOf(recorded);
-      },
-    };
-  }
-
-  /**
-   * One round trip: the outcome, its history entry and event, and (`answerInline`) the request's
-   * idempotent answer, which is the order as this write leaves it.
-   */
-  private async recordSubmission(stored: StoredOrder, outcome: SubmissionOutcome, answerInline: boolean): Promise<StoredOrder> {
-    const inline = answerInline ? this.idempotency.inlineAnswer() : undefined;
-    const expected = inline && jsonTextAround(this.toDto(submittedOrder(stored.order, outcome)), 'updatedAt');
-    const recorded = await this.orders.recordSubmission(
-      stored.order,
-      outcome,
-      inline && expected && { ...inline, textBeforeUpdatedAt: expected.before, textAfterUpdatedAt: expected.after },
-    );
-    this.events.publishLocal(recorded.event);
-    if (recorded.answerStored) this.idempotency.answerStoredInline();
-    return { ...stored, order: recorded.order };
-  }
-
-  private answerOf(stored: StoredOrder): OrderDto {
-    return this.toDto(stored.order);
+  /** `POST /v1/orders`: the pay-in submission (PayinSubmission). */
+  create(user: AuthUser, dto: CreateOrderDto): Promise<OrderDto> {
+    return this.payins.create(user, dto);
   }
 
   async get(user: AuthUser, id: string): Promise<OrderDetailDto> {
@@ -331,39 +222,6 @@ function filterFor(user: AuthUser, query: ListOrdersQueryDto, reportsTimeZone: s
     ...periodOf(query, reportsTimeZone),
     needsReview: query.needsReview,
   };
-}
-
-function acceptedOutcome(envelope: PayinEnvelope): SubmissionOutcome {
-  if (envelope?.success === true && envelope.status === 'PROCESSING' && typeof envelope.data?.reference === 'string') {
-    return {
-      status: 'PROCESSING',
-      providerReference: envelope.data.reference,
-      providerTransactionReference: envelope.data.transaction_reference ?? null,
-      detail: envelope.message ?? 'Accepted by the provider',
-    };
-  }
-  // A success status we do not recognise: the provider may be processing it.
-  return { status: 'UNKNOWN', detail: `Unrecognised provider answer (status ${String(envelope?.status)})` };
-}
-
-/** How a failed pay-in ends its order (failureOutcome's classification, one rule for every operation). */
-function submissionOutcomeOf(failure: ProviderFailure): SubmissionOutcome {
-  switch (failure.kind) {
-    case 'refused': {
-      const data = (failure.error.body as { data?: { reference?: unknown } } | undefined)?.data;
-      return {
-        status: 'FAILED',
-        failureReason: failure.providerMessage ?? 'Rejected by the payment provider',
-        providerReference: typeof data?.reference === 'string' ? data.reference : null,
-      };
-    }
-    case 'not_sent':
-      return { status: 'FAILED', failureReason: failure.reason };
-    case 'lost':
-      return { status: 'UNKNOWN', detail: failure.reason };
-    case 'unexpected':
-      return { status: 'UNKNOWN', detail: 'The submission failed unexpectedly after it may have been sent' };
-  }
 }
 
 /** Every status, zero included: a series that vanishes at zero reads as "no data" on a dashboard. */

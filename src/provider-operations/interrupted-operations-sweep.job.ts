@@ -8,7 +8,7 @@ import { APP_LOGGER } from '../logging/logging.module';
 import { INTERRUPTED_REASON, registeredOperationTables } from './operation-tables';
 
 /**
- * Operations of every registered type (registerOperationTable) still PENDING long after they were
+ * Operations of every registered type (registerOperationTable) that does not sweep itself, still PENDING long after they were
  * handed to the provider: the process died between the call and the write. They become UNKNOWN
  * (the provider may have acted), visibly, judged by the database clock: one statement per table.
  */
@@ -24,8 +24,9 @@ export class InterruptedOperationsSweepJob extends InterruptedWorkSweepJob {
 
   protected async markInterruptedUnknown(olderThanSeconds: number): Promise<number> {
     let moved = 0;
-    for (const table of registeredOperationTables()) {
-      moved += (await this.prisma.runCounted(table.markInterrupted, [INTERRUPTED_REASON, olderThanSeconds])).count;
+    for (const { markInterrupted } of registeredOperationTables()) {
+      // A table that sweeps itself (pay-in orders: OrderExpiryJob) has no such statement here.
+      if (markInterrupted) moved += (await this.prisma.runCounted(markInterrupted, [INTERRUPTED_REASON, olderThanSeconds])).count;
     }
     return moved;
   }

@@ -8,14 +8,40 @@ import {
   ProviderUnreachableError,
 } from '../provider/provider.errors';
 import { registerOperationTable } from './operation-tables';
-import { failureOutcome, runProviderOperation, type ProviderFailure, type ProviderOperationType } from './provider-operation';
+import {
+  failureOutcome,
+  failureRecordOf,
+  runProviderOperation,
+  type ProviderFailure,
+  type ProviderOperationType,
+} from './provider-operation';
+import { defineRow } from '../database/row-declaration';
+import { column } from '../database/sql-statement';
 import { resolveProviderOperation } from './resolve-provider-operation';
 
-const TABLE = registerOperationTable({
+const DEFINITION = {
   table: 'spec_operations',
   statusType: 'SpecStatus',
-  manualOutcomes: ['DONE', 'NOT_DONE'] as const,
-  resolutionAudit: { action: 'card_operation.resolved', resourceType: 'card_operation' },
+  outcomes: { refused: 'NOT_DONE', not_sent: 'NOT_DONE', lost: 'UNKNOWN', unexpected: 'UNKNOWN' },
+  recovery: { spec: ['spec.run'] },
+  resolution: {
+    outcomes: ['DONE', 'NOT_DONE'] as const,
+    resolvable: ['UNKNOWN'],
+    audit: { action: 'card_operation.resolved', resourceType: 'card_operation' },
+    auditDetails: ['kind'],
+    notResolvable: { code: 'spec_not_resolvable', noun: 'spec operation' },
+  },
+  attention: {
+    row: defineRow({ id: column.uuid.from('id'), createdAt: column.timestamptz.from('created_at') }),
+    queues: [{ name: 'unknown', where: `status = 'UNKNOWN'` }],
+  },
+} as const;
+const TABLE = registerOperationTable(DEFINITION);
+/** The same type, but what was not sent is removed. */
+const REMOVING_TABLE = registerOperationTable({
+  ...DEFINITION,
+  table: 'spec_removing_operations',
+  outcomes: { ...DEFINITION.outcomes, not_sent: 'removed' },
 });
 
 interface Row {
@@ -24,13 +50,13 @@ interface Row {
   kind?: ProviderFailure['kind'];
 }
 
-/** A type that keeps its rows in memory; `removes` switches on removeNotSent. */
+/** A type that keeps its rows in memory; `removes` switches on removeNotSent (and its outcome map's `removed`). */
 function memoryType(removes = false) {
   const rows = new Map<string, Row>();
   const links: unknown[] = [];
   const type: ProviderOperationType<Row, string, Row> = {
     name: 'spec operation',
-    table: TABLE,
+    table: removes ? REMOVING_TABLE : TABLE,
     log: pino({ level: 'silent' }),
     describe: (row) => ({ id: row.id }),
     store: async (input, link) => {
@@ -39,12 +65,8 @@ function memoryType(removes = false) {
       rows.set(row.id, row);
       return { ...row };
     },
-    recordFailure: async (row, failure) => {
-      const recorded: Row = {
-        id: row.id,
-        status: failure.kind === 'lost' || failure.kind === 'unexpected' ? 'UNKNOWN' : 'NOT_DONE',
-        kind: failure.kind,
-      };
+    recordFailure: async (row, outcome, failure) => {
+      const recorded: Row = { id: row.id, status: outcome.status as Row['status'], kind: failure.kind };
       rows.set(row.id, recorded);
       return recorded;
     },
@@ -88,6 +110,45 @@ describe('failureOutcome: one classification of provider errors for every operat
   it('anything else after the call may have been sent: unexpected (UNKNOWN, never FAILED)', () => {
     const error = new TypeError('bug');
     expect(failureOutcome(error)).toEqual({ kind: 'unexpected', error });
+  });
+});
+
+describe('failureRecordOf: the one outcome function, by the outcome map of a type', () => {
+  const statuses = { refused: 'FAILED', not_sent: 'FAILED', lost: 'UNKNOWN', unexpected: 'UNKNOWN' } as const;
+
+  it('a refusal: its status, reason, message, redacted body and the reference its body carries', () => {
+    const error = new ProviderRejectedError('success_false', {
+      providerStatus: 400,
+      providerMessage: 'no',
+      body: { success: false, data: { reference: 'SP1' } },
+    });
+    expect(failureRecordOf(statuses, failureOutcome(error))).toEqual({
+      status: 'FAILED',
+      failureReason: 'no',
+      providerMessage: 'no',
+      providerResponse: { success: false, data: { reference: 'SP1' } },
+      providerReference: 'SP1',
+    });
+  });
+
+  it('a lost answer: UNKNOWN with what was lost; our own failure after the call: UNKNOWN, "failed after it may have been sent"', () => {
+    expect(failureRecordOf(statuses, failureOutcome(new ProviderTimeoutError('late')))).toMatchObject({
+      status: 'UNKNOWN',
+      providerResponse: { error: 'provider_timeout' },
+    });
+    expect(failureRecordOf(statuses, failureOutcome(new TypeError('bug')))).toEqual({
+      status: 'UNKNOWN',
+      failureReason: 'The submission failed unexpectedly after it may have been sent',
+      providerMessage: null,
+      providerResponse: { error: 'internal_error' },
+      providerReference: null,
+    });
+  });
+
+  it('not sent: the mapped status, or nothing when the type removes it', () => {
+    const failure = failureOutcome(new ProviderUnreachableError('refused'));
+    expect(failureRecordOf(statuses, failure)).toMatchObject({ status: 'FAILED', providerResponse: null });
+    expect(failureRecordOf({ ...statuses, not_sent: 'removed' }, failure)).toBeUndefined();
   });
 });
 
@@ -143,7 +204,7 @@ describe('resolveProviderOperation', () => {
     const sent: { name: string; values: unknown[] }[] = [];
     const run = (async (statement: { name: string }, values: unknown[]) => {
       sent.push({ name: statement.name, values });
-      if (statement.name === TABLE.resolve.name) return { rows: [], count: moved };
+      if (statement.name === TABLE.resolve?.name) return { rows: [], count: moved };
       const [, action, resourceType, resourceId, requestId, note, details] = values;
       const row = {
         id: 'e',

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { maskCardNumbersIn, redact } from '../logging/redaction';
 import { providerErrorOf, ProviderError, ProviderRejectedError, provesNotSent } from '../provider/provider.errors';
-import type { OperationLink, OperationTable } from './operation-tables';
+import type { FailureStatuses, OperationLink, OperationTable } from './operation-tables';
 
 /**
  * How a provider call that threw ends its operation:
@@ -48,20 +48,74 @@ export function failureOutcome(error: unknown): ProviderFailure {
   return { kind: 'unexpected', error };
 }
 
+/** What the failure reason says of an operation whose own code failed after the call may have been sent. */
+export const UNEXPECTED_FAILURE_REASON = 'The submission failed unexpectedly after it may have been sent';
+
+/**
+ * A failure as the row of any operation type records it: the status its outcome map gives the
+ * failure's kind, the reason, the provider's message, what the provider answered (its redacted
+ * body when it refused) or what was lost (`{ error, httpStatus?, message? }`), and the reference a
+ * refusal's body may carry (`data.reference`).
+ */
+export interface FailureRecord<Failed extends string> {
+  status: Failed;
+  failureReason: string;
+  providerMessage: string | null;
+  providerResponse: unknown;
+  providerReference: string | null;
+}
+
+/**
+ * The one outcome function: what a failure makes of an operation of a type, by its outcome map
+ * (`FailureStatuses`, declared with its table). Undefined when the type removes what was not sent.
+ */
+export function failureRecordOf<Failed extends string>(
+  statuses: FailureStatuses<Failed>,
+  failure: ProviderFailure,
+): FailureRecord<Failed> | undefined {
+  const status = statuses[failure.kind];
+  if (status === 'removed') return undefined;
+  const none = { providerMessage: null, providerResponse: null, providerReference: null };
+  switch (failure.kind) {
+    case 'refused': {
+      const reference = (failure.error.body as { data?: { reference?: unknown } } | null | undefined)?.data?.reference;
+      return {
+        status,
+        failureReason: failure.reason,
+        providerMessage: failure.providerMessage,
+        providerResponse: failure.providerResponse,
+        providerReference: typeof reference === 'string' ? reference : null,
+      };
+    }
+    case 'not_sent':
+      return { ...none, status, failureReason: failure.reason };
+    case 'lost':
+      return {
+        ...none,
+        status,
+        failureReason: failure.reason,
+        providerMessage: failure.providerMessage,
+        providerResponse: {
+          error: failure.code,
+          ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}),
+          ...(failure.providerMessage ? { message: failure.providerMessage } : {}),
+        },
+      };
+    case 'unexpected':
+      return { ...none, status, failureReason: UNEXPECTED_FAILURE_REASON, providerResponse: { error: 'internal_error' } };
+  }
+}
+
 /**
  * One kind of operation on the provider, as the lifecycle drives it (docs/guides/adding-a-provider-operation.md).
  * `Stored` is its record, `Input` what a request asks (stored PENDING before the call), `Failed` what
  * a request whose call failed answers once the failure is recorded (`never` when it always throws).
  */
-export interface ProviderOperationType<Stored extends { id: string }, Input, Failed = never> {
+export interface ProviderOperationType<Stored extends { id: string }, Input, Failed = never, FailedStatus extends string = string> {
   /** Its name in log lines, e.g. `card operation`. */
   readonly name: string;
-  /**
-   * Its table (registerOperationTable): swept when interrupted, decided by a person when UNKNOWN.
-   * Absent for a type whose rows carry more than the table holds and sweep and resolve themselves:
-   * pay-in orders (their history, live events and the provider's callbacks, a second source of truth).
-   */
-  readonly table?: OperationTable;
+  /** Its table (registerOperationTable), with its outcome map: what each failure makes of it. */
+  readonly table: OperationTable<FailedStatus>;
   readonly log: Logger;
   /** The fields naming it in a log line. */
   describe(stored: Stored): Record<string, unknown>;
@@ -70,12 +124,9 @@ export interface ProviderOperationType<Stored extends { id: string }, Input, Fai
    * same statement when there is one (OPERATION_LINK, storedRow).
    */
   store(input: Input, link: OperationLink | undefined): Promise<Stored>;
-  /** Writes a failure: FAILED (or its type's word for it) for `refused` and `not_sent`, UNKNOWN for `lost` and `unexpected`. */
-  recordFailure(stored: Stored, failure: ProviderFailure, input: Input): Promise<Stored>;
-  /**
-   * When present, an operation provably not sent is removed instead of recorded (what it holds, a
-   * unique payment id, is free again) and the provider error is the request's answer.
-   */
+  /** Writes a failure as its outcome map made it (failureRecordOf): FAILED (or its type's word) or UNKNOWN. */
+  recordFailure(stored: Stored, outcome: FailureRecord<FailedStatus>, failure: ProviderFailure, input: Input): Promise<Stored>;
+  /** Removes an operation provably not sent, for a type whose outcome map says `not_sent: 'removed'`. */
   removeNotSent?(stored: Stored): Promise<void>;
   /** The request's answer once a failure is recorded: throw (the provider error, with the operation's id), or return what to answer. */
   answerFailure(recorded: Stored, failure: ProviderFailure): Failed;
@@ -94,12 +145,12 @@ export interface ProviderOperationRequest<Stored, Input, Answer, Result> {
 /**
  * The lifecycle of an operation on the provider: stored PENDING (with its recovery point), the
  * call, then the answer recorded by `record`; or, when the call threw, the failure classified
- * (failureOutcome), recorded by the type (FAILED / UNKNOWN) or the PENDING row removed when nothing
- * was sent, logged, and answered by the type. A process that dies in between leaves the row
+ * (failureOutcome) and made an outcome by the type's outcome map (failureRecordOf), recorded by the
+ * type (FAILED / UNKNOWN) or the PENDING row removed when nothing was sent, logged, and answered by the type. A process that dies in between leaves the row
  * PENDING for the interrupted-work sweep.
  */
-export async function runProviderOperation<Stored extends { id: string }, Input, Answer, Result, Failed>(
-  type: ProviderOperationType<Stored, Input, Failed>,
+export async function runProviderOperation<Stored extends { id: string }, Input, Answer, Result, Failed, FailedStatus extends string>(
+  type: ProviderOperationType<Stored, Input, Failed, FailedStatus>,
   request: ProviderOperationRequest<Stored, Input, Answer, Result>,
 ): Promise<Result | Failed> {
   const stored = await type.store(request.input, request.link);
@@ -109,12 +160,15 @@ export async function runProviderOperation<Stored extends { id: string }, Input,
   } catch (error) {
     const failure = failureOutcome(error);
     const context = type.describe(stored);
-    if (failure.kind === 'not_sent' && type.removeNotSent) {
+    const outcome = failureRecordOf(type.table.outcomes, failure);
+    if (!outcome) {
+      if (failure.kind !== 'not_sent' || !type.removeNotSent)
+        throw new Error(`${type.name}: only what was not sent can be removed`, { cause: error });
       await type.removeNotSent(stored);
       type.log.warn({ ...context, code: failure.error.code }, `${type.name} not sent to the provider; record removed`);
       throw error;
     }
-    const recorded = await type.recordFailure(stored, failure, request.input);
+    const recorded = await type.recordFailure(stored, outcome, failure, request.input);
     if (failure.kind === 'lost')
       type.log.warn({ ...context, code: failure.code }, `${type.name} outcome unknown: the provider may have acted`);
     else if (failure.kind === 'unexpected')

@@ -18,18 +18,20 @@ export interface ManualDecision<Decided extends string> {
  */
 export async function resolveProviderOperation<Decided extends string>(
   prisma: PrismaService,
-  table: OperationTable<Decided>,
+  table: OperationTable<string, Decided>,
   id: string,
   decision: ManualDecision<Decided>,
   audit: NewAuditEvent,
   alsoWrite?: (run: TransactionRun) => Promise<void>,
 ): Promise<boolean> {
-  const [done, notDone] = table.manualOutcomes;
+  const [done, notDone] = table.resolution.outcomes;
   if (decision.status !== done && decision.status !== notDone) throw new Error(`${decision.status} is no manual outcome of ${table.table}`);
+  const resolve = table.resolve;
+  if (!resolve) throw new Error(`${table.table} writes its decisions itself (ownSweepAndResolution)`);
   const failureReason =
     decision.status === notDone ? `Decided ${notDone} by a person after checking with the provider (manual resolution)` : null;
   return prisma.inTransaction(async (run) => {
-    const moved = await run(table.resolve, [id, decision.status, failureReason, decision.actor, decision.note]);
+    const moved = await run(resolve, [id, decision.status, failureReason, decision.actor, decision.note]);
     if (moved.count === 0) return false;
     await alsoWrite?.(run);
     await appendAuditEvent(run, { ...audit, details: { ...audit.details, fromStatus: 'UNKNOWN', toStatus: decision.status } });

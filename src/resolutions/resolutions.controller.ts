@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentUser } from '../auth/auth.decorator';
 import type { AuthUser } from '../auth/auth.types';
@@ -7,9 +7,14 @@ import { DistributionDto } from '../distributions/distributions.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { OrderDetailDto } from '../orders/orders.dto';
 import { ClearOrderReviewUseCase } from './clear-order-review.use-case';
-import { ResolveCardOperationUseCase } from './resolve-card-operation.use-case';
-import { ResolveDistributionUseCase } from './resolve-distribution.use-case';
-import { ResolveOrderUseCase } from './resolve-order.use-case';
+import {
+  RESOLVE_CARD_OPERATION,
+  RESOLVE_DISTRIBUTION,
+  RESOLVE_ORDER,
+  type ResolveCardOperation,
+  type ResolveDistribution,
+  type ResolveOrder,
+} from './operation-resolvers';
 import { ClearOrderReviewDto, ResolveCardOperationDto, ResolveDistributionDto, ResolveOrderDto } from './resolutions.dto';
 
 const KEPT = 'The actor (token `sub`) and the note are kept forever, with the request id, in the audit trail (GET /v1/audit-events).';
@@ -19,10 +24,10 @@ const KEPT = 'The actor (token `sub`) and the note are kept forever, with the re
 @Controller('v1')
 export class ResolutionsController {
   constructor(
-    private readonly resolveOrder: ResolveOrderUseCase,
+    @Inject(RESOLVE_ORDER) private readonly resolveOrder: ResolveOrder,
     private readonly clearOrderReview: ClearOrderReviewUseCase,
-    private readonly resolveCardOperation: ResolveCardOperationUseCase,
-    private readonly resolveDistribution: ResolveDistributionUseCase,
+    @Inject(RESOLVE_CARD_OPERATION) private readonly resolveCardOperation: ResolveCardOperation,
+    @Inject(RESOLVE_DISTRIBUTION) private readonly resolveDistribution: ResolveDistribution,
   ) {}
 
   @Post('orders/:id/resolution')

@@ -5,18 +5,17 @@ import { CardsModule } from '../cards/cards.module';
 import { DistributionsModule } from '../distributions/distributions.module';
 import { OrdersModule } from '../orders/orders.module';
 import { ClearOrderReviewUseCase } from './clear-order-review.use-case';
-import { ResolveCardOperationUseCase } from './resolve-card-operation.use-case';
-import { ResolveDistributionUseCase } from './resolve-distribution.use-case';
-import { ResolveOrderUseCase } from './resolve-order.use-case';
+import { RESOLUTION_PROVIDERS } from './operation-resolvers';
 import { ResolutionsController } from './resolutions.controller';
 
 /**
- * People deciding what the provider left undecided: one use case per action. Each writes through
- * its area's repository, which commits the change, its history and its audit event together.
+ * People deciding what the provider left undecided: one resolution use case (ResolveOperationUseCase)
+ * for every operation type, by the rules of its registry entry, writing through its area's
+ * repository, which commits the change, its history and its audit event together; and the review flag of an order.
  */
 @Module({
   imports: [AuthModule, IdempotencyModule, OrdersModule, CardsModule, DistributionsModule],
   controllers: [ResolutionsController],
-  providers: [ResolveOrderUseCase, ClearOrderReviewUseCase, ResolveCardOperationUseCase, ResolveDistributionUseCase],
+  providers: [...RESOLUTION_PROVIDERS, ClearOrderReviewUseCase],
 })
 export class ResolutionsModule {}

@@ -1,18 +1,15 @@
-import { ConfigService } from '@nestjs/config';
 import { ConflictError, NotFoundError } from '../common/domain-error';
-import type { AppConfig } from '../config/app-config';
 import type { CardOperationRecord } from '../cards/card.types';
 import type { DistributionRecord } from '../distributions/distribution.types';
 import { ORDER_STATUSES, type OrderRecord, type OrderStatus } from '../orders/order.types';
+import { PAYIN_ORDERS_TABLE } from '../orders/payin-orders.table';
 import { ClearOrderReviewUseCase } from './clear-order-review.use-case';
-import { ResolveCardOperationUseCase } from './resolve-card-operation.use-case';
-import { ResolveDistributionUseCase } from './resolve-distribution.use-case';
-import { ResolveOrderUseCase } from './resolve-order.use-case';
-import { orderStatusMayBeResolved, RESOLVABLE_ORDER_STATUSES } from './resolution-rules';
+import { cardOperationResolver, distributionResolver, orderResolver } from './operation-resolvers';
+import { mayBeResolved, ResolveOperationUseCase } from './resolve-operation.use-case';
 
 const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const ADMIN = { id: 'boss', roles: ['admin' as const] };
-const config = new ConfigService<AppConfig, true>({ provider: { timeoutMs: 15_000 } });
+const TIMEOUT_MS = 15_000;
 
 function order(status: OrderStatus, needsReview = false): OrderRecord {
   return { id: ID, status, needsReview } as OrderRecord;
@@ -40,19 +37,20 @@ function orderUseCases(fake: ReturnType<typeof fakeOrders>) {
   const events = { publishLocal: (event: unknown) => fake.published.push(event) };
   const ordersService = { get: async () => ({ id: ID }) };
   return {
-    resolve: new ResolveOrderUseCase(fake.repository as never, events as never, ordersService as never, config),
+    resolve: new ResolveOperationUseCase(orderResolver(fake.repository as never, events, ordersService as never), TIMEOUT_MS),
     review: new ClearOrderReviewUseCase(fake.repository as never, events as never, ordersService as never),
   };
 }
 
 describe('which orders a person may resolve', () => {
   it('UNKNOWN and EXPIRED always, PENDING depending on its age, nothing else', () => {
-    expect(ORDER_STATUSES.filter(orderStatusMayBeResolved)).toEqual(['PENDING', 'UNKNOWN', 'EXPIRED']);
-    expect(RESOLVABLE_ORDER_STATUSES).toEqual(['UNKNOWN', 'EXPIRED']);
+    const rules = PAYIN_ORDERS_TABLE.resolution;
+    expect(ORDER_STATUSES.filter((status) => mayBeResolved(rules, status))).toEqual(['PENDING', 'UNKNOWN', 'EXPIRED']);
+    expect(rules.resolvable).toEqual(['UNKNOWN', 'EXPIRED']);
   });
 });
 
-describe('ResolveOrderUseCase', () => {
+describe('ResolveOperationUseCase: orders', () => {
   const dto = { status: 'SUCCEEDED' as const, note: 'checked' };
 
   it.each(['UNKNOWN', 'EXPIRED', 'PENDING'] as const)(
@@ -118,14 +116,20 @@ describe('ClearOrderReviewUseCase', () => {
   });
 });
 
-describe('ResolveCardOperationUseCase', () => {
+describe('ResolveOperationUseCase: card operations', () => {
   const make = (operation: Partial<CardOperationRecord> | undefined) => {
     const calls: unknown[][] = [];
     const repository = {
       findOperation: async () => operation,
       resolveUnknownOperation: async (...args: unknown[]) => (calls.push(args), operation),
     };
-    return { calls, useCase: new ResolveCardOperationUseCase(repository as never, { operation: async () => ({}) } as never) };
+    return {
+      calls,
+      useCase: new ResolveOperationUseCase(
+        cardOperationResolver(repository as never, { operation: async () => ({}) as never }),
+        TIMEOUT_MS,
+      ),
+    };
   };
 
   it.each([
@@ -154,14 +158,17 @@ describe('ResolveCardOperationUseCase', () => {
   });
 });
 
-describe('ResolveDistributionUseCase', () => {
+describe('ResolveOperationUseCase: distributions', () => {
   const make = (distribution: Partial<DistributionRecord> | undefined, decides = true) => {
     const calls: unknown[][] = [];
     const repository = {
       findById: async () => distribution,
       resolveUnknown: async (...args: unknown[]) => (calls.push(args), decides ? distribution : undefined),
     };
-    return { calls, useCase: new ResolveDistributionUseCase(repository as never, { get: async () => ({}) } as never) };
+    return {
+      calls,
+      useCase: new ResolveOperationUseCase(distributionResolver(repository as never, { get: async () => ({}) as never }), TIMEOUT_MS),
+    };
   };
 
   it('UNKNOWN: resolved', async () => {
