@@ -24,8 +24,9 @@ export class DuplicateAuthorizationError extends DomainError {
 }
 
 /**
- * Callers authenticated by the HTTP layer's `onRequest` hook (authenticateRequest), before the
- * body was read. Kept here rather than trusted from `request.user`, which anything may set.
+ * Callers authenticated by the HTTP layer's `onRequest` hook (authenticateRequest,
+ * authorizeRequestSoon), before the body was read. Kept here rather than trusted from
+ * `request.user`, which anything may set.
  */
 const authenticatedAtEdge = new WeakMap<object, AuthUser>();
 
