@@ -94,7 +94,7 @@ function selectList(fields: RowFields, alias: string, prefix: string): string {
 /**
  * A mapper copying the declared fields out of a row (read from `prefix + name`), converting those
  * that convert, generated once per declaration as one object literal: as fast as a hand-written
- * mapper (bench/row-mappers.ts), where a loop over the key list was ten times slower (each record
+ * mapper (scripts/bench-row-mappers.ts), where a loop over the key list was ten times slower (each record
  * built property by property). The names come from the declarations in src/, never from input.
  */
 function copier<F extends RowFields>(fields: F, prefix: string): (row: object) => RecordOf<F> {

@@ -7,21 +7,22 @@ import { keysetListStatementFor, keysetListStatements, keysetListValues, type Li
 import { PrismaService } from '../database/prisma.service';
 import { ReplicaReads } from '../database/replica-reads.service';
 import type { Proven, SameValues } from '../database/same-values';
-import { column, sqlStatement, type RowOf } from '../database/sql-statement';
+import { parameterValues } from '../database/named-parameters';
+import { sqlStatement } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
 import type { DistributionKind as DbDistributionKind, DistributionStatus as DbDistributionStatus } from '../generated/prisma/enums';
 import {
   LINK_HELD,
   linkedInsertValues,
   OPERATION_LINK,
+  registerOperationTable,
   storedRow,
   type OperationLink,
 } from '../provider-operations/operation-tables';
 import { resolveProviderOperation, type ManualDecision } from '../provider-operations/resolve-provider-operation';
-import { DISTRIBUTIONS_TABLE } from './distributions.table';
+import { DISTRIBUTION_ROW, NEW_DISTRIBUTION, newDistributionValues, STORED_DISTRIBUTION_ROW } from './distributions.rows';
 import {
-  DISTRIBUTION_KINDS,
-  DISTRIBUTION_STATUSES,
+  MANUAL_DISTRIBUTION_OUTCOMES,
   type ManualDistributionOutcome,
   type DistributionFilter,
   type DistributionKind,
@@ -37,55 +38,22 @@ export type DistributionEnumsMatch = [
   Proven<SameValues<DistributionStatus, DbDistributionStatus>>,
 ];
 
-/** Distributions follow the provider-operation lifecycle: declared once, in distributions.table.ts. */
-export { DISTRIBUTION_RESOURCE, DISTRIBUTIONS_TABLE } from './distributions.table';
+/** The resource type of a distribution on its idempotency record. */
+export const DISTRIBUTION_RESOURCE = 'distribution';
+
+/** Distributions follow the provider-operation lifecycle: swept when interrupted, decided by a person when UNKNOWN. */
+export const DISTRIBUTIONS_TABLE = registerOperationTable({
+  table: 'distributions',
+  statusType: 'DistributionStatus',
+  manualOutcomes: MANUAL_DISTRIBUTION_OUTCOMES,
+  resolutionAudit: { action: 'distribution.resolved', resourceType: 'distribution' },
+});
 
 /** The SQL of DistributionsRepository, written out (listed in src/queries/distributions.repository.sql). */
 const repository = 'distributions.repository';
 
-/** One share as the statements build it: minor units as text (a bigint), the rate without trailing zeros. */
-interface ShareJson {
-  position: number;
-  matricule: string;
-  rate: string;
-  shareMinor: string;
-}
-
-const DISTRIBUTION_COLUMNS = {
-  id: column.uuid,
-  kind: column.enum('DistributionKind', DISTRIBUTION_KINDS),
-  createdBy: column.text,
-  paymentReceiver: column.text.orNull,
-  paymentId: column.text.orNull,
-  payer: column.text.orNull,
-  amount: column.text,
-  currency: column.text,
-  status: column.enum('DistributionStatus', DISTRIBUTION_STATUSES),
-  providerMessage: column.text.orNull,
-  failureReason: column.text.orNull,
-  providerRequest: column.jsonb.orNull,
-  providerResponse: column.jsonb.orNull,
-  receiverShareMinor: column.int8.orNull,
-  createdAt: column.timestamptz,
-  completedAt: column.timestamptz.orNull,
-  shares: column.builtJson<ShareJson[]>(),
-};
-
-const shareJson = (s: string) =>
-  `json_build_object('position', ${s}.position, 'matricule', ${s}.matricule, 'rate', trim_scale(${s}.rate)::text, 'shareMinor', ${s}.share_minor::text)`;
-
-/** A distribution from alias `a`, its shares from `shares` (a table or a CTE of distribution_shares), in order. */
-const distributionSelect = (a: string, shares = 'distribution_shares') => `${a}.id, ${a}.kind, ${a}.created_by AS "createdBy",
-  ${a}.payment_receiver AS "paymentReceiver", ${a}.payment_id AS "paymentId", ${a}.payer, trim_scale(${a}.amount)::text AS amount,
-  ${a}.currency::text AS currency, ${a}.status, ${a}.provider_message AS "providerMessage", ${a}.failure_reason AS "failureReason",
-  ${a}.provider_request AS "providerRequest", ${a}.provider_response AS "providerResponse",
-  ${a}.receiver_share_minor AS "receiverShareMinor", ${a}.created_at AS "createdAt", ${a}.completed_at AS "completedAt",
-  (SELECT COALESCE(json_agg(${shareJson('s')} ORDER BY s.position), '[]'::json) FROM ${shares} s WHERE s.distribution_id = ${a}.id) AS shares`;
-
-/**
- * A distribution ($1, $11 on) stored PENDING with every share (arrays $20 to $23, in order), linked
- * to the request's idempotency record ($2 to $10) in the same statement.
- */
+/** A distribution stored PENDING with every share, linked to the request's idempotency record ($1 to $10) in the same statement. */
+const p = NEW_DISTRIBUTION;
 const CREATE_PENDING = sqlStatement(
   repository,
   'createPending',
@@ -94,18 +62,18 @@ const CREATE_PENDING = sqlStatement(
   WITH ${OPERATION_LINK}, d AS (
     INSERT INTO distributions (id, kind, created_by, payment_receiver, payment_id, payer, amount, currency, status, receiver_share_minor,
       provider_request, created_at)
-    SELECT $1::uuid, $11::"DistributionKind", $12::text, $13::text, $14::text, $15::text, $16::numeric, $17::text, 'PENDING', $18::int8,
-      $19::jsonb, now()
+    SELECT $1::uuid, ${p.kind}, ${p.createdBy}, ${p.paymentReceiver}, ${p.paymentId}, ${p.payer}, ${p.amount}, ${p.currency}, 'PENDING',
+      ${p.receiverShareMinor}, ${p.providerRequest}, now()
     WHERE ${LINK_HELD}
     RETURNING *
   ), shares AS (
     INSERT INTO distribution_shares (distribution_id, position, matricule, rate, share_minor)
     SELECT d.id, x.position, x.matricule, x.rate, x.share_minor
-    FROM d CROSS JOIN unnest($20::int4[], $21::text[], $22::numeric[], $23::int8[]) AS x(position, matricule, rate, share_minor)
+    FROM d CROSS JOIN unnest(${p.positions}, ${p.matricules}, ${p.rates}, ${p.shareMinors}) AS x(position, matricule, rate, share_minor)
     RETURNING *
   )
-  SELECT ${distributionSelect('d', 'shares')} FROM d`,
-  DISTRIBUTION_COLUMNS,
+  SELECT ${STORED_DISTRIBUTION_ROW.select('d')} FROM d`,
+  STORED_DISTRIBUTION_ROW.columns,
 );
 
 const FIND_BY_ID = sqlStatement(
@@ -113,8 +81,8 @@ const FIND_BY_ID = sqlStatement(
   'findById',
   'distributions_find',
   `
-  SELECT ${distributionSelect('d')} FROM distributions d WHERE d.id = $1::uuid`,
-  DISTRIBUTION_COLUMNS,
+  SELECT ${DISTRIBUTION_ROW.select('d')} FROM distributions d WHERE d.id = $1::uuid`,
+  DISTRIBUTION_ROW.columns,
 );
 
 const FIND_BY_PAYMENT_ID = sqlStatement(
@@ -122,8 +90,8 @@ const FIND_BY_PAYMENT_ID = sqlStatement(
   'findByPaymentId',
   'distributions_find_by_payment_id',
   `
-  SELECT ${distributionSelect('d')} FROM distributions d WHERE d.payment_id = $1::text`,
-  DISTRIBUTION_COLUMNS,
+  SELECT ${DISTRIBUTION_ROW.select('d')} FROM distributions d WHERE d.payment_id = $1::text`,
+  DISTRIBUTION_ROW.columns,
 );
 
 /** The provider's answer ($2 on) on a PENDING distribution (only PENDING moves); the distribution as it is now either way. */
@@ -139,10 +107,10 @@ const RECORD_OUTCOME = sqlStatement(
     WHERE id = $1::uuid AND status = 'PENDING'
     RETURNING *
   )
-  SELECT ${distributionSelect('d')} FROM d
+  SELECT ${DISTRIBUTION_ROW.select('d')} FROM d
   UNION ALL
-  SELECT ${distributionSelect('n')} FROM distributions n WHERE n.id = $1::uuid AND NOT EXISTS (SELECT 1 FROM d)`,
-  DISTRIBUTION_COLUMNS,
+  SELECT ${DISTRIBUTION_ROW.select('n')} FROM distributions n WHERE n.id = $1::uuid AND NOT EXISTS (SELECT 1 FROM d)`,
+  DISTRIBUTION_ROW.columns,
 );
 
 const DELETE_PENDING = sqlStatement(
@@ -163,8 +131,8 @@ const LIST = keysetListStatements({
   prefix: 'distributions_page',
   from: 'distributions d',
   time: 'd.created_at',
-  select: distributionSelect('d'),
-  columns: DISTRIBUTION_COLUMNS,
+  select: DISTRIBUTION_ROW.select('d'),
+  columns: DISTRIBUTION_ROW.columns,
   filters: LIST_FILTERS,
 });
 
@@ -187,21 +155,9 @@ export class DistributionsRepository {
     try {
       const rows = await this.prisma.run(CREATE_PENDING, [
         ...linkedInsertValues(randomUUID(), link),
-        distribution.kind,
-        distribution.createdBy,
-        distribution.paymentReceiver,
-        distribution.paymentId,
-        distribution.payer,
-        distribution.amount,
-        distribution.currency,
-        distribution.receiverShareMinor === null ? null : distribution.receiverShareMinor.toString(),
-        JSON.stringify(distribution.providerRequest ?? null),
-        distribution.shares.map((share) => share.position),
-        distribution.shares.map((share) => share.matricule),
-        distribution.shares.map((share) => share.rate),
-        distribution.shares.map((share) => share.shareMinor.toString()),
+        ...parameterValues(NEW_DISTRIBUTION, newDistributionValues(distribution)),
       ]);
-      return toRecord(storedRow(rows));
+      return STORED_DISTRIBUTION_ROW.read(storedRow(rows));
     } catch (error) {
       if (isUniqueViolation(error)) return undefined;
       throw error;
@@ -210,7 +166,7 @@ export class DistributionsRepository {
 
   async findByPaymentId(paymentId: string): Promise<DistributionRecord | undefined> {
     const [row] = await this.prisma.run(FIND_BY_PAYMENT_ID, [paymentId]);
-    return row && toRecord(row);
+    return row && DISTRIBUTION_ROW.read(row);
   }
 
   /** Records the provider's answer on a PENDING distribution (only PENDING moves), with its audit event when given. */
@@ -227,7 +183,7 @@ export class DistributionsRepository {
       return (await run(RECORD_OUTCOME, values)).rows[0];
     });
     if (!row) throw new Error(`distribution ${id} vanished`);
-    return toRecord(row);
+    return DISTRIBUTION_ROW.read(row);
   }
 
   /** Removes a PENDING distribution that provably never reached the provider, freeing its paymentId. */
@@ -237,13 +193,13 @@ export class DistributionsRepository {
 
   async findById(id: string): Promise<DistributionRecord | undefined> {
     const [row] = await this.prisma.run(FIND_BY_ID, [id]);
-    return row && toRecord(row);
+    return row && DISTRIBUTION_ROW.read(row);
   }
 
   /** A finance read: on the replica while it is fresh. */
   async list(filter: DistributionFilter, page: PageRequest): Promise<DistributionRecord[]> {
     const statement = keysetListStatementFor(LIST, LIST_FILTERS, filter);
-    return (await this.financeReads.run(statement, keysetListValues(LIST_FILTERS, filter, page))).map(toRecord);
+    return (await this.financeReads.run(statement, keysetListValues(LIST_FILTERS, filter, page))).map(DISTRIBUTION_ROW.read);
   }
 
   /**
@@ -258,31 +214,4 @@ export class DistributionsRepository {
     const moved = await resolveProviderOperation(this.prisma, DISTRIBUTIONS_TABLE, id, resolution, audit);
     return moved ? this.findById(id) : undefined;
   }
-}
-
-function toRecord(row: RowOf<typeof DISTRIBUTION_COLUMNS>): DistributionRecord {
-  return {
-    id: row.id,
-    kind: row.kind,
-    createdBy: row.createdBy,
-    paymentReceiver: row.paymentReceiver,
-    paymentId: row.paymentId,
-    payer: row.payer,
-    amount: row.amount,
-    currency: row.currency,
-    status: row.status,
-    providerMessage: row.providerMessage,
-    failureReason: row.failureReason,
-    providerRequest: row.providerRequest,
-    providerResponse: row.providerResponse,
-    receiverShareMinor: row.receiverShareMinor === null ? null : BigInt(row.receiverShareMinor),
-    createdAt: row.createdAt,
-    completedAt: row.completedAt,
-    shares: row.shares.map((share) => ({
-      position: share.position,
-      matricule: share.matricule,
-      rate: share.rate,
-      shareMinor: BigInt(share.shareMinor),
-    })),
-  };
 }

@@ -1,5 +1,5 @@
 /**
- * `node -r @swc-node/register bench/row-mappers.ts`: the mappers defineRow derives against the
+ * `node -r @swc-node/register scripts/bench-row-mappers.ts`: the mappers defineRow derives against the
  * hand-written ones they replaced, over 1e6 rows each (ADR 0007). Each pair runs alternately, three
  * times, after a warm-up; the median ns per row is printed.
  */
