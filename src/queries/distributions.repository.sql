@@ -19,8 +19,8 @@ WITH link AS (
 ), d AS (
   INSERT INTO distributions (id, kind, created_by, payment_receiver, payment_id, payer, amount, currency, status, receiver_share_minor,
     provider_request, created_at)
-  SELECT $1::uuid, $11::"DistributionKind", $12::text, $13::text, $14::text, $15::text, $16::numeric, $17::text, 'PENDING', $18::int8,
-    $19::jsonb, now()
+  SELECT $1::uuid, $11::"DistributionKind", $12::text, $13::text, $14::text, $15::text, $16::numeric, $17::text, 'PENDING',
+    $18::int8, $19::jsonb, now()
   WHERE ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM link))
   RETURNING *
 ), shares AS (
@@ -29,30 +29,30 @@ WITH link AS (
   FROM d CROSS JOIN unnest($20::int4[], $21::text[], $22::numeric[], $23::int8[]) AS x(position, matricule, rate, share_minor)
   RETURNING *
 )
-SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM shares s WHERE s.distribution_id = d.id) AS shares FROM d;
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM shares s WHERE s.distribution_id = d.id) AS shares FROM d;
 
 -- distributions_find (findById)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
-SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares FROM distributions d WHERE d.id = $1::uuid;
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares FROM distributions d WHERE d.id = $1::uuid;
 
 -- distributions_find_by_payment_id (findByPaymentId)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
-SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares FROM distributions d WHERE d.payment_id = $1::text;
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares FROM distributions d WHERE d.payment_id = $1::text;
 
 -- distributions_record_outcome (recordOutcome)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
@@ -63,19 +63,19 @@ WITH d AS (
   WHERE id = $1::uuid AND status = 'PENDING'
   RETURNING *
 )
-SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares FROM d
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares FROM d
 UNION ALL
-SELECT n.id, n.kind, n.created_by AS "createdBy",
-n.payment_receiver AS "paymentReceiver", n.payment_id AS "paymentId", n.payer, trim_scale(n.amount)::text AS amount,
-n.currency::text AS currency, n.status, n.provider_message AS "providerMessage", n.failure_reason AS "failureReason",
-n.provider_request AS "providerRequest", n.provider_response AS "providerResponse",
-n.receiver_share_minor AS "receiverShareMinor", n.created_at AS "createdAt", n.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = n.id) AS shares FROM distributions n WHERE n.id = $1::uuid AND NOT EXISTS (SELECT 1 FROM d);
+SELECT n.id, n.kind, n.created_by AS "createdBy", n.payment_receiver AS "paymentReceiver", n.payment_id AS "paymentId",
+    n.payer, trim_scale(n.amount)::text AS amount, n.currency::text AS currency, n.status,
+    n.provider_message AS "providerMessage", n.failure_reason AS "failureReason",
+    n.provider_request AS "providerRequest", n.provider_response AS "providerResponse",
+    n.receiver_share_minor AS "receiverShareMinor", n.created_at AS "createdAt", n.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = n.id) AS shares FROM distributions n WHERE n.id = $1::uuid AND NOT EXISTS (SELECT 1 FROM d);
 
 -- distributions_delete_pending (deletePending)
 -- answers: no rows
@@ -83,60 +83,60 @@ DELETE FROM distributions WHERE id = $1::uuid AND status = 'PENDING';
 
 -- distributions_page_all (list)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
-    SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
-    FROM distributions d
-    WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
-      AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
-    ORDER BY d.created_at DESC, d.id DESC
-    LIMIT $5::int;
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
+FROM distributions d
+WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
+  AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT $5::int;
 
 -- distributions_page_kind (list)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
-    SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
-    FROM distributions d
-    WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
-      AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
-      AND d.kind = $6::"DistributionKind"
-    ORDER BY d.created_at DESC, d.id DESC
-    LIMIT $5::int;
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
+FROM distributions d
+WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
+  AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
+  AND d.kind = $6::"DistributionKind"
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT $5::int;
 
 -- distributions_page_status (list)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
-    SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
-    FROM distributions d
-    WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
-      AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
-      AND d.status = $6::"DistributionStatus"
-    ORDER BY d.created_at DESC, d.id DESC
-    LIMIT $5::int;
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
+FROM distributions d
+WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
+  AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
+  AND d.status = $6::"DistributionStatus"
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT $5::int;
 
 -- distributions_page_kind_status (list)
 -- answers: id uuid, kind DistributionKind, createdBy text, paymentReceiver text?, paymentId text?, payer text?, amount text, currency text, status DistributionStatus, providerMessage text?, failureReason text?, providerRequest jsonb?, providerResponse jsonb?, receiverShareMinor int8?, createdAt timestamptz, completedAt timestamptz?, shares json
-    SELECT d.id, d.kind, d.created_by AS "createdBy",
-d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId", d.payer, trim_scale(d.amount)::text AS amount,
-d.currency::text AS currency, d.status, d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
-d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
-d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
-(SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
-    FROM distributions d
-    WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
-      AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
-      AND d.kind = $6::"DistributionKind"
-      AND d.status = $7::"DistributionStatus"
-    ORDER BY d.created_at DESC, d.id DESC
-    LIMIT $5::int;
+SELECT d.id, d.kind, d.created_by AS "createdBy", d.payment_receiver AS "paymentReceiver", d.payment_id AS "paymentId",
+    d.payer, trim_scale(d.amount)::text AS amount, d.currency::text AS currency, d.status,
+    d.provider_message AS "providerMessage", d.failure_reason AS "failureReason",
+    d.provider_request AS "providerRequest", d.provider_response AS "providerResponse",
+    d.receiver_share_minor AS "receiverShareMinor", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+    (SELECT COALESCE(json_agg(json_build_object('position', s.position, 'matricule', s.matricule, 'rate', trim_scale(s.rate)::text, 'shareMinor', s.share_minor::text) ORDER BY s.position), '[]'::json) FROM distribution_shares s WHERE s.distribution_id = d.id) AS shares
+FROM distributions d
+WHERE d.created_at >= $1::timestamptz AND d.created_at < $2::timestamptz
+  AND d.created_at <= $3::timestamptz AND (d.created_at, d.id) < ($3::timestamptz, $4::uuid)
+  AND d.kind = $6::"DistributionKind"
+  AND d.status = $7::"DistributionStatus"
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT $5::int;

@@ -2,21 +2,19 @@
 
 -- orders_find (findById)
 -- answers: id text, reference text, customerId text, status OrderStatus, amount text, currency varchar, service int4, wallet text, description text, payer text, payerEmail text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, createdAt timestamptz, updatedAt timestamptz
-SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt" FROM orders o WHERE o.id = $1::uuid;
+SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status, trim_scale(o.amount)::text AS amount,
+    o.currency, o.service, o.wallet, o.description, o.payer, o.payer_email AS "payerEmail",
+    o.provider_reference AS "providerReference", o.provider_transaction_reference AS "providerTransactionReference",
+    o.failure_reason AS "failureReason", o.needs_review AS "needsReview", o.submitted_at AS "submittedAt",
+    o.processing_since AS "processingSince", o.created_at AS "createdAt", o.updated_at AS "updatedAt" FROM orders o WHERE o.id = $1::uuid;
 
 -- orders_detail (findDetail)
 -- answers: id text, reference text, customerId text, status OrderStatus, amount text, currency varchar, service int4, wallet text, description text, payer text, payerEmail text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, createdAt timestamptz, updatedAt timestamptz, history json, callbacks json
-SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt",
+SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status, trim_scale(o.amount)::text AS amount,
+    o.currency, o.service, o.wallet, o.description, o.payer, o.payer_email AS "payerEmail",
+    o.provider_reference AS "providerReference", o.provider_transaction_reference AS "providerTransactionReference",
+    o.failure_reason AS "failureReason", o.needs_review AS "needsReview", o.submitted_at AS "submittedAt",
+    o.processing_since AS "processingSince", o.created_at AS "createdAt", o.updated_at AS "updatedAt",
   (SELECT COALESCE(json_agg(json_build_object('fromStatus', c.from_status, 'toStatus', c.to_status, 'reason', c.reason,
             'detail', c.detail, 'callbackId', c.callback_id, 'actor', c.actor, 'note', c.note, 'at', c.at) ORDER BY c.id), '[]'::json)
      FROM order_status_changes c WHERE c.order_id = o.id) AS history,
@@ -34,16 +32,16 @@ WITH previous AS (
 ), updated AS (
   UPDATE orders o SET
     status = CASE WHEN previous.status = 'PENDING' THEN $2::"OrderStatus" ELSE o.status END,
-    provider_reference = COALESCE(o.provider_reference, $3),
-    provider_transaction_reference = COALESCE(o.provider_transaction_reference, $4),
-    processing_since = CASE WHEN previous.status = 'PENDING' AND $2 = 'PROCESSING' THEN now() ELSE o.processing_since END,
-    failure_reason = CASE WHEN previous.status = 'PENDING' AND $2 = 'FAILED' THEN $5 ELSE o.failure_reason END,
+    provider_reference = COALESCE(o.provider_reference, $3::text),
+    provider_transaction_reference = COALESCE(o.provider_transaction_reference, $4::text),
+    processing_since = CASE WHEN previous.status = 'PENDING' AND $2::"OrderStatus" = 'PROCESSING' THEN now() ELSE o.processing_since END,
+    failure_reason = CASE WHEN previous.status = 'PENDING' AND $2::"OrderStatus" = 'FAILED' THEN $5::text ELSE o.failure_reason END,
     updated_at = now()
   FROM previous WHERE o.id = previous.id
   RETURNING o.*, previous.status AS previous_status
 ), change AS (
   INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail)
-  SELECT id, 'PENDING', $2::"OrderStatus", $6, $7 FROM updated WHERE previous_status = 'PENDING'
+  SELECT id, 'PENDING', $2::"OrderStatus", $6::text, $7::text FROM updated WHERE previous_status = 'PENDING'
   RETURNING id, at
 ), answer AS (
   UPDATE idempotency_records
@@ -54,264 +52,297 @@ WITH previous AS (
   RETURNING id
 )
 SELECT updated.status, updated.provider_reference AS "providerReference",
-updated.provider_transaction_reference AS "providerTransactionReference", updated.failure_reason AS "failureReason",
-updated.needs_review AS "needsReview", updated.submitted_at AS "submittedAt", updated.processing_since AS "processingSince",
-updated.updated_at AS "updatedAt", change.id::text AS "changeId", change.at AS "changeAt",
+    updated.provider_transaction_reference AS "providerTransactionReference",
+    updated.failure_reason AS "failureReason", updated.needs_review AS "needsReview",
+    updated.submitted_at AS "submittedAt", updated.processing_since AS "processingSince",
+    updated.updated_at AS "updatedAt", change.id::text AS "changeId", change.at AS "changeAt",
   CASE WHEN change.id IS NOT NULL
-    THEN pg_notify('order_status', json_build_object('orderId', updated.id, 'changeId', change.id::text, 'fromStatus', 'PENDING', 'status', $2::text, 'reason', $6::text,
+    THEN pg_notify('order_status', json_build_object('orderId', updated.id, 'changeId', change.id::text, 'fromStatus', 'PENDING', 'status', $2::"OrderStatus"::text, 'reason', $6::text,
   'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL END AS "notified",
   EXISTS (SELECT 1 FROM answer) AS "answerStored"
 FROM updated LEFT JOIN change ON true;
 
 -- orders_page_all (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_status (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.status = $6::"OrderStatus"
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.status = $6::"OrderStatus"
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust_status (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-    AND o.status = $7::"OrderStatus"
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+  AND o.status = $7::"OrderStatus"
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cur (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.currency = $6::text
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.currency = $6::text
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust_cur (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-    AND o.currency = $7::text
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+  AND o.currency = $7::text
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_status_cur (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.status = $6::"OrderStatus"
-    AND o.currency = $7::text
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.status = $6::"OrderStatus"
+  AND o.currency = $7::text
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust_status_cur (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-    AND o.status = $7::"OrderStatus"
-    AND o.currency = $8::text
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+  AND o.status = $7::"OrderStatus"
+  AND o.currency = $8::text
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.needs_review = $6::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.needs_review = $6::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-    AND o.needs_review = $7::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+  AND o.needs_review = $7::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_status_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.status = $6::"OrderStatus"
-    AND o.needs_review = $7::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.status = $6::"OrderStatus"
+  AND o.needs_review = $7::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust_status_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-    AND o.status = $7::"OrderStatus"
-    AND o.needs_review = $8::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+  AND o.status = $7::"OrderStatus"
+  AND o.needs_review = $8::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cur_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.currency = $6::text
-    AND o.needs_review = $7::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.currency = $6::text
+  AND o.needs_review = $7::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust_cur_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-    AND o.currency = $7::text
-    AND o.needs_review = $8::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+  AND o.currency = $7::text
+  AND o.needs_review = $8::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_status_cur_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.status = $6::"OrderStatus"
-    AND o.currency = $7::text
-    AND o.needs_review = $8::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.status = $6::"OrderStatus"
+  AND o.currency = $7::text
+  AND o.needs_review = $8::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_page_cust_status_cur_review (list)
 -- answers: id text, reference text, createdAt text, updatedAt text, status OrderStatus, amount text, currency varchar, service int4, wallet text, payer text, payerEmail text, description text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool
-  SELECT o.id::text AS id, o.reference, to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-o.status, trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer,
-o.payer_email AS "payerEmail", o.description, o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview"
-  FROM orders o
-  WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
-    AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
-    AND o.customer_id = $6::text
-    AND o.status = $7::"OrderStatus"
-    AND o.currency = $8::text
-    AND o.needs_review = $9::boolean
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT $5::int;
+SELECT o.id::text AS id, o.reference,
+    to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+    to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", o.status,
+    trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.payer, o.payer_email AS "payerEmail",
+    o.description, o.provider_reference AS "providerReference",
+    o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
+    o.needs_review AS "needsReview"
+FROM orders o
+WHERE o.created_at >= $1::timestamptz AND o.created_at < $2::timestamptz
+  AND o.created_at <= $3::timestamptz AND (o.created_at, o.id) < ($3::timestamptz, $4::uuid)
+  AND o.customer_id = $6::text
+  AND o.status = $7::"OrderStatus"
+  AND o.currency = $8::text
+  AND o.needs_review = $9::boolean
+ORDER BY o.created_at DESC, o.id DESC
+LIMIT $5::int;
 
 -- orders_history (history)
--- answers: id text, orderId text, fromStatus OrderStatus?, toStatus OrderStatus, reason text, detail text?, callbackId text?, actor text?, note text?, at timestamptz
-SELECT c.id::text AS id, c.order_id::text AS "orderId", c.from_status AS "fromStatus",
-c.to_status AS "toStatus", c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at FROM order_status_changes c WHERE c.order_id = $1::uuid ORDER BY c.id;
+-- answers: id int8, orderId text, fromStatus OrderStatus?, toStatus OrderStatus, reason text, detail text?, callbackId text?, actor text?, note text?, at timestamptz
+SELECT c.id, c.order_id::text AS "orderId", c.from_status AS "fromStatus", c.to_status AS "toStatus", c.reason,
+    c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at FROM order_status_changes c WHERE c.order_id = $1::uuid ORDER BY c.id;
 
 -- orders_changes_after (changesAfter)
--- answers: id text, orderId text, fromStatus OrderStatus?, toStatus OrderStatus, reason text, detail text?, callbackId text?, actor text?, note text?, at timestamptz
-SELECT c.id::text AS id, c.order_id::text AS "orderId", c.from_status AS "fromStatus",
-c.to_status AS "toStatus", c.reason, c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at
+-- answers: id int8, orderId text, fromStatus OrderStatus?, toStatus OrderStatus, reason text, detail text?, callbackId text?, actor text?, note text?, at timestamptz
+SELECT c.id, c.order_id::text AS "orderId", c.from_status AS "fromStatus", c.to_status AS "toStatus", c.reason,
+    c.detail, c.callback_id::text AS "callbackId", c.actor, c.note, c.at
 FROM unnest($1::uuid[], $2::bigint[]) AS watched(order_id, after_id)
 JOIN order_status_changes c ON c.order_id = watched.order_id AND c.id > watched.after_id
 ORDER BY c.id;
@@ -348,23 +379,24 @@ ORDER BY change.id;
 
 -- orders_lock (lockForCallback, resolveManually, clearReview)
 -- answers: id text, reference text, customerId text, status OrderStatus, amount text, currency varchar, service int4, wallet text, description text, payer text, payerEmail text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, createdAt timestamptz, updatedAt timestamptz
-SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt" FROM orders o WHERE o.id = $1::uuid FOR UPDATE;
+SELECT o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status, trim_scale(o.amount)::text AS amount,
+    o.currency, o.service, o.wallet, o.description, o.payer, o.payer_email AS "payerEmail",
+    o.provider_reference AS "providerReference", o.provider_transaction_reference AS "providerTransactionReference",
+    o.failure_reason AS "failureReason", o.needs_review AS "needsReview", o.submitted_at AS "submittedAt",
+    o.processing_since AS "processingSince", o.created_at AS "createdAt", o.updated_at AS "updatedAt" FROM orders o WHERE o.id = $1::uuid FOR UPDATE;
 
 -- orders_record_change (applyCallbackTransition, resolveManually, clearReview)
 -- answers: changeId text, changeAt timestamptz, notified bool
 WITH change AS (
   INSERT INTO order_status_changes (order_id, from_status, to_status, reason, detail, callback_id, actor, note)
-  VALUES ($1::uuid, $2::"OrderStatus", $3::"OrderStatus", $4, $5, $6::uuid, $7, $8)
+  VALUES ($1::uuid, $2::"OrderStatus", $3::"OrderStatus", $4::text, $5::text, $6::uuid,
+    $7::text, $8::text)
   RETURNING id, at
 )
 SELECT change.id::text AS "changeId", change.at AS "changeAt",
-  pg_notify('order_status', json_build_object('orderId', $1::text, 'changeId', change.id::text, 'fromStatus', $2::text, 'status', $3::text, 'reason', $4::text,
-  'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text) IS NULL AS "notified"
+  pg_notify('order_status', json_build_object('orderId', $1::uuid::text, 'changeId', change.id::text, 'fromStatus', $2::"OrderStatus"::text, 'status', $3::"OrderStatus"::text, 'reason', $4::text,
+  'at', to_char(change.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text)
+    IS NULL AS "notified"
 FROM change;
 
 -- orders_decide_by_callback (applyCallbackTransition)
@@ -383,22 +415,20 @@ UPDATE orders o SET status = $2::"OrderStatus", updated_at = now(), failure_reas
 WHERE o.id = $1::uuid
   AND (o.status::text = ANY($4::text[])
     OR (o.status = 'PENDING' AND o.created_at < now() - make_interval(secs => $5::float8)))
-RETURNING o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt";
+RETURNING o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status, trim_scale(o.amount)::text AS amount,
+    o.currency, o.service, o.wallet, o.description, o.payer, o.payer_email AS "payerEmail",
+    o.provider_reference AS "providerReference", o.provider_transaction_reference AS "providerTransactionReference",
+    o.failure_reason AS "failureReason", o.needs_review AS "needsReview", o.submitted_at AS "submittedAt",
+    o.processing_since AS "processingSince", o.created_at AS "createdAt", o.updated_at AS "updatedAt";
 
 -- orders_clear_review (clearReview)
 -- answers: id text, reference text, customerId text, status OrderStatus, amount text, currency varchar, service int4, wallet text, description text, payer text, payerEmail text, providerReference text?, providerTransactionReference text?, failureReason text?, needsReview bool, submittedAt timestamptz?, processingSince timestamptz?, createdAt timestamptz, updatedAt timestamptz
 UPDATE orders o SET needs_review = false, updated_at = now() WHERE o.id = $1::uuid AND o.needs_review
-RETURNING o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status,
-trim_scale(o.amount)::text AS amount, o.currency, o.service, o.wallet, o.description, o.payer,
-o.payer_email AS "payerEmail", o.provider_reference AS "providerReference",
-o.provider_transaction_reference AS "providerTransactionReference", o.failure_reason AS "failureReason",
-o.needs_review AS "needsReview", o.submitted_at AS "submittedAt", o.processing_since AS "processingSince",
-o.created_at AS "createdAt", o.updated_at AS "updatedAt";
+RETURNING o.id::text AS id, o.reference, o.customer_id AS "customerId", o.status, trim_scale(o.amount)::text AS amount,
+    o.currency, o.service, o.wallet, o.description, o.payer, o.payer_email AS "payerEmail",
+    o.provider_reference AS "providerReference", o.provider_transaction_reference AS "providerTransactionReference",
+    o.failure_reason AS "failureReason", o.needs_review AS "needsReview", o.submitted_at AS "submittedAt",
+    o.processing_since AS "processingSince", o.created_at AS "createdAt", o.updated_at AS "updatedAt";
 
 -- orders_create (create)
 -- answers: amount text?, createdAt timestamptz?, changeId text?, changeAt timestamptz?, notified bool?, budgetTaken bool, customerRefused bool, customerLimit int4?, customerUsed int4, customerFreesInMs float8
@@ -417,59 +447,47 @@ WITH link AS (
     WHERE r.expires_at <= now() OR (r.id = EXCLUDED.id AND r.state = 'in_progress')
   RETURNING r.id
 ), budget_clock AS (
-  SELECT date_trunc('minute', now()) AS current
-), budget_previous AS (
-  SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
-), budget_settled AS (
-  SELECT COALESCE((SELECT used FROM budget_previous), 0)
-    + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
-       WHERE b.bucket > now() - interval '61 minutes' AND b.bucket < budget_clock.current - interval '1 minute') AS used
+  SELECT floor(date_part('epoch', now()) / 60)::int AS minute
 ), budget_room AS (
-  SELECT budget_settled.used + COALESCE((SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current), 0)
-    < $20::int AS room
-  FROM budget_settled
-), customer_limit AS (
-  SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $21::text), $22::int) AS calls
-), customer_previous AS (
-  SELECT b.used FROM customer_budget_buckets b, budget_clock
-  WHERE b.subject = $21::text AND b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
+  SELECT COALESCE((m.totals[1] - COALESCE(m.totals[LEAST(62, 62 - (budget_clock.minute - m.minute))], m.totals[1])), 0) < $20::int AS room
+  FROM budget_clock LEFT JOIN agent_budgets m ON m.api = 'agent'
 ), customer_counted AS (
-  SELECT COALESCE((SELECT used FROM customer_previous), 0)
-    + COALESCE(sum(b.used) FILTER (WHERE b.bucket < budget_clock.current - interval '1 minute'), 0) AS settled,
-    COALESCE(sum(b.used) FILTER (WHERE b.bucket = budget_clock.current), 0) AS current,
-    min(b.bucket) FILTER (WHERE b.used > 0) AS oldest
-  FROM budget_clock LEFT JOIN customer_budget_buckets b ON b.subject = $21::text AND b.bucket > now() - interval '61 minutes'
-  GROUP BY budget_clock.current
-), customer_fits AS (
-  SELECT $21::text IS NULL OR c.settled + c.current < l.calls AS fits FROM customer_counted c, customer_limit l
+  SELECT l.calls, COALESCE((c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (budget_clock.minute - c.minute))], c.totals[1])), 0) AS used,
+    COALESCE(c.minute + 2 - NULLIF(array_position(c.totals, c.totals[LEAST(62, 62 - (budget_clock.minute - c.minute))]), 1), budget_clock.minute) AS oldest,
+    $21::text IS NULL OR COALESCE((c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (budget_clock.minute - c.minute))], c.totals[1])), 0) < l.calls AS fits
+  FROM budget_clock
+    CROSS JOIN (SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $21::text), $22::int) AS calls) l
+    LEFT JOIN customer_budgets c ON c.subject = $21::text
 ), budget_merchant AS (
-  INSERT INTO agent_budget_buckets AS b (bucket, used)
-  SELECT budget_clock.current, 1 FROM budget_clock, budget_settled, customer_fits
-  WHERE budget_settled.used < $20::int AND customer_fits.fits AND ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link))
-  ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
-  WHERE b.used + (SELECT used FROM budget_settled) < $20::int
-  RETURNING b.used
+  INSERT INTO agent_budgets AS m (api, minute, totals)
+  SELECT 'agent', budget_clock.minute, 1 || array_fill(0, ARRAY[61]) FROM budget_clock, customer_counted
+  WHERE $20::int > 0 AND customer_counted.fits AND ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link))
+  ON CONFLICT (api) DO UPDATE SET minute = GREATEST(m.minute, EXCLUDED.minute), totals = CASE WHEN (EXCLUDED.minute - m.minute) <= 0 THEN (m.totals[1] + 1) || m.totals[2:]
+  ELSE (m.totals[1] + 1) || array_fill(m.totals[1], ARRAY[LEAST((EXCLUDED.minute - m.minute), 62) - 1]) || m.totals[1:62 - (EXCLUDED.minute - m.minute)] END
+  WHERE (m.totals[1] - COALESCE(m.totals[LEAST(62, 62 - (EXCLUDED.minute - m.minute))], m.totals[1])) < $20::int
+  RETURNING 1
 ), customer_taken AS (
-  INSERT INTO customer_budget_buckets AS b (subject, bucket, used)
-  SELECT $21::text, budget_clock.current, 1 FROM budget_clock, customer_counted, customer_limit
-  WHERE $21::text IS NOT NULL AND EXISTS (SELECT 1 FROM budget_merchant) AND customer_counted.settled < customer_limit.calls
-  ON CONFLICT (subject, bucket) DO UPDATE SET used = b.used + 1
-  WHERE b.used + (SELECT settled FROM customer_counted) < (SELECT calls FROM customer_limit)
-  RETURNING b.used
+  INSERT INTO customer_budgets AS c (subject, minute, totals)
+  SELECT $21::text, budget_clock.minute, 1 || array_fill(0, ARRAY[61]) FROM budget_clock, customer_counted
+  WHERE $21::text IS NOT NULL AND EXISTS (SELECT 1 FROM budget_merchant) AND customer_counted.calls > 0
+  ON CONFLICT (subject) DO UPDATE SET minute = GREATEST(c.minute, EXCLUDED.minute), totals = CASE WHEN (EXCLUDED.minute - c.minute) <= 0 THEN (c.totals[1] + 1) || c.totals[2:]
+  ELSE (c.totals[1] + 1) || array_fill(c.totals[1], ARRAY[LEAST((EXCLUDED.minute - c.minute), 62) - 1]) || c.totals[1:62 - (EXCLUDED.minute - c.minute)] END
+  WHERE (c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (EXCLUDED.minute - c.minute))], c.totals[1])) < (SELECT calls FROM customer_counted)
+  RETURNING (c.totals[1] - c.totals[62]) AS used, (c.minute + 2 - array_position(c.totals, c.totals[62])) AS oldest
 ), budget AS (
   SELECT 1 FROM budget_merchant WHERE $21::text IS NULL OR EXISTS (SELECT 1 FROM customer_taken)
 ), budget_share AS (
   SELECT $21::text IS NOT NULL AND ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)) AND NOT EXISTS (SELECT 1 FROM customer_taken)
-      AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_fits.fits AND budget_room.room)) AS "customerRefused",
-    customer_limit.calls AS "customerLimit",
-    (customer_counted.settled + COALESCE((SELECT used FROM customer_taken), customer_counted.current))::int AS "customerUsed",
-    (EXTRACT(EPOCH FROM (COALESCE(customer_counted.oldest, budget_clock.current) + interval '61 minutes' - now())) * 1000)::float8
-      AS "customerFreesInMs"
-  FROM budget_clock, customer_counted, customer_limit, customer_fits, budget_room
+      AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_counted.fits AND (SELECT room FROM budget_room))) AS "customerRefused",
+    customer_counted.calls AS "customerLimit",
+    COALESCE((SELECT used FROM customer_taken), customer_counted.used) AS "customerUsed",
+    ((COALESCE((SELECT oldest FROM customer_taken), customer_counted.oldest) + 61)::float8 * 60000 - date_part('epoch', now()) * 1000) AS "customerFreesInMs"
+  FROM customer_counted
 ), created AS (
   INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email,
                       submitted_at, created_at, updated_at)
-  SELECT $1::uuid, $2, $3, 'PENDING', $4::numeric, $5, $6::int, $7, $8, $9, $10, now(), now(), now()
+  SELECT $1::uuid, $2::text, $3::text, 'PENDING', $4::numeric, $5::text, $6::int4, $7::text, $8::text,
+    $9::text, $10::text, now(), now(), now()
   FROM budget_share WHERE ($11::uuid IS NULL OR EXISTS (SELECT 1 FROM link)) AND NOT budget_share."customerRefused"
   RETURNING *
 ), change AS (
