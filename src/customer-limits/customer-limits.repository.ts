@@ -3,7 +3,7 @@ import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 import { PrismaService } from '../database/prisma.service';
 import { column, sqlStatement } from '../database/sql-statement';
-import { COUNTED } from '../provider/agent-budget-take';
+import { CURRENT_MINUTE, leftTheWindow, usedAt } from '../provider/agent-budget-window';
 
 const repository = 'customer-limits.repository';
 
@@ -14,7 +14,7 @@ const FIND = sqlStatement(
   'customer_limits_find',
   `
   SELECT (SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $1::text) AS "override",
-    (SELECT COALESCE(sum(b.used), 0) FROM customer_budget_buckets b WHERE b.subject = $1::text AND b.${COUNTED})::int AS "usedInLastHour"`,
+    COALESCE((SELECT ${usedAt('c', CURRENT_MINUTE)} FROM customer_budgets c WHERE c.subject = $1::text), 0) AS "usedInLastHour"`,
   { override: column.int4.orNull, usedInLastHour: column.int4 },
 );
 
@@ -53,7 +53,7 @@ const SHARES = sqlStatement(
   WITH shares AS (
     SELECT CASE WHEN COALESCE(l.provider_calls_per_hour, $1::int) = 0 THEN 1
       ELSE u.used::float8 / COALESCE(l.provider_calls_per_hour, $1::int) END AS share
-    FROM (SELECT b.subject, sum(b.used) AS used FROM customer_budget_buckets b WHERE b.${COUNTED} GROUP BY b.subject) u
+    FROM (SELECT c.subject, ${usedAt('c', CURRENT_MINUTE)} AS used FROM customer_budgets c WHERE NOT (${leftTheWindow('c')})) u
     LEFT JOIN customer_limits l ON l.subject = u.subject
   )
   SELECT count(*) FILTER (WHERE share < 0.5)::int AS "belowHalf",

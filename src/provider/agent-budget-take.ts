@@ -1,10 +1,17 @@
 import { column, type RowOf } from '../database/sql-statement';
+import {
+  CURRENT_MINUTE,
+  FIRST_TOTALS,
+  freesInMs,
+  oldestAt,
+  oldestAtNewest,
+  totalsTakenAt,
+  usedAt,
+  usedAtNewest,
+} from './agent-budget-window';
 
-/**
- * A bucket is counted while any part of its minute lies within the last hour: the count can only
- * be too high (by calls made up to a minute more than an hour ago), never too low.
- */
-export const COUNTED = `bucket > now() - interval '61 minutes'`;
+/** The key of the /api/agent/* budget's row in agent_budgets. */
+export const AGENT_API = 'agent';
 
 /** What one take asks: the merchant-wide limit and, for a customer's request, that customer's share. */
 export interface BudgetSlotRequest {
@@ -22,18 +29,20 @@ export function budgetSlotValues(slot: BudgetSlotRequest | null): unknown[] {
 
 /**
  * Takes one call of the rolling-hour budget, in one statement, for every instance sharing the
- * database: the merchant-wide bucket and, for a customer's request, the customer's bucket too.
- * Calls go to the bucket of the current minute; its row lock (ON CONFLICT DO UPDATE) serialises
- * the takers of one minute, and the check is made against its latest count. The bucket of the
- * minute before is read FOR SHARE: a taker still in flight there from the last instant of that
- * minute is waited for and counted, so the turn of a minute cannot let two takers both see one
- * call left. Older buckets no longer change. Nothing is held once the statement ends.
+ * database: the merchant-wide row (agent_budgets) and, for a customer's request, the customer's row
+ * (customer_budgets), each a rolling hour in one row (customer-budget-window.ts). A row's lock (ON
+ * CONFLICT DO UPDATE) serialises its takers, whatever their minute, and the check is made against
+ * its latest version; nothing is held once the statement ends.
  *
- * The customer's count decides first (read without its lock), so that a customer past its share
- * never spends a merchant-wide slot; the customer's bucket is then taken only with the merchant's
- * slot, and checked again under its own lock. Two takers of one customer racing for its last slot
- * in the same minute: one of them is refused after its merchant slot was taken, which leaves the
- * merchant-wide count one too high for an hour (never too low), and the customer's count exact.
+ * The customer's count decides first (read without the lock), so that a customer past its share
+ * never spends a merchant-wide slot; the customer's row is then taken only with the merchant's slot,
+ * and checked again under its own lock. Two takers of one customer racing for its last slot: one of
+ * them is refused after its merchant slot was taken, which leaves the merchant-wide count one too
+ * high for an hour (never too low), and the customer's count exact.
+ *
+ * Every take locks the same rows in the same order, the merchant's row and then the customer's:
+ * two takers cannot wait for each other in a cycle (the minute buckets this replaced deadlocked at
+ * the turn of a minute; test/postgres-only/customer-budget-minute-turn.e2e-spec.ts).
  *
  * When the merchant-wide budget is spent too, the refusal is the merchant's (provider_budget_exhausted):
  * the customer's own share refuses only a call the merchant-wide budget had room for.
@@ -48,55 +57,40 @@ export function agentBudgetTakeCte(p: number, onlyIf = 'true'): string {
   const customer = `$${p + 1}::text`;
   const customerDefault = `$${p + 2}::int`;
   return `budget_clock AS (
-    SELECT date_trunc('minute', now()) AS current
-  ), budget_previous AS (
-    SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
-  ), budget_settled AS (
-    SELECT COALESCE((SELECT used FROM budget_previous), 0)
-      + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
-         WHERE b.${COUNTED} AND b.bucket < budget_clock.current - interval '1 minute') AS used
+    SELECT ${CURRENT_MINUTE} AS minute
   ), budget_room AS (
-    SELECT budget_settled.used + COALESCE((SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current), 0)
-      < ${limit} AS room
-    FROM budget_settled
-  ), customer_limit AS (
-    SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = ${customer}), ${customerDefault}) AS calls
-  ), customer_previous AS (
-    SELECT b.used FROM customer_budget_buckets b, budget_clock
-    WHERE b.subject = ${customer} AND b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
+    SELECT COALESCE(${usedAt('m', 'budget_clock.minute')}, 0) < ${limit} AS room
+    FROM budget_clock LEFT JOIN agent_budgets m ON m.api = '${AGENT_API}'
   ), customer_counted AS (
-    SELECT COALESCE((SELECT used FROM customer_previous), 0)
-      + COALESCE(sum(b.used) FILTER (WHERE b.bucket < budget_clock.current - interval '1 minute'), 0) AS settled,
-      COALESCE(sum(b.used) FILTER (WHERE b.bucket = budget_clock.current), 0) AS current,
-      min(b.bucket) FILTER (WHERE b.used > 0) AS oldest
-    FROM budget_clock LEFT JOIN customer_budget_buckets b ON b.subject = ${customer} AND b.${COUNTED}
-    GROUP BY budget_clock.current
-  ), customer_fits AS (
-    SELECT ${customer} IS NULL OR c.settled + c.current < l.calls AS fits FROM customer_counted c, customer_limit l
+    SELECT l.calls, COALESCE(${usedAt('c', 'budget_clock.minute')}, 0) AS used,
+      ${oldestAt('c', 'budget_clock.minute')} AS oldest,
+      ${customer} IS NULL OR COALESCE(${usedAt('c', 'budget_clock.minute')}, 0) < l.calls AS fits
+    FROM budget_clock
+      CROSS JOIN (SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = ${customer}), ${customerDefault}) AS calls) l
+      LEFT JOIN customer_budgets c ON c.subject = ${customer}
   ), budget_merchant AS (
-    INSERT INTO agent_budget_buckets AS b (bucket, used)
-    SELECT budget_clock.current, 1 FROM budget_clock, budget_settled, customer_fits
-    WHERE budget_settled.used < ${limit} AND customer_fits.fits AND (${onlyIf})
-    ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
-    WHERE b.used + (SELECT used FROM budget_settled) < ${limit}
-    RETURNING b.used
+    INSERT INTO agent_budgets AS m (api, minute, totals)
+    SELECT '${AGENT_API}', budget_clock.minute, ${FIRST_TOTALS} FROM budget_clock, customer_counted
+    WHERE ${limit} > 0 AND customer_counted.fits AND (${onlyIf})
+    ON CONFLICT (api) DO UPDATE SET minute = GREATEST(m.minute, EXCLUDED.minute), totals = ${totalsTakenAt('m', 'EXCLUDED.minute')}
+    WHERE ${usedAt('m', 'EXCLUDED.minute')} < ${limit}
+    RETURNING 1
   ), customer_taken AS (
-    INSERT INTO customer_budget_buckets AS b (subject, bucket, used)
-    SELECT ${customer}, budget_clock.current, 1 FROM budget_clock, customer_counted, customer_limit
-    WHERE ${customer} IS NOT NULL AND EXISTS (SELECT 1 FROM budget_merchant) AND customer_counted.settled < customer_limit.calls
-    ON CONFLICT (subject, bucket) DO UPDATE SET used = b.used + 1
-    WHERE b.used + (SELECT settled FROM customer_counted) < (SELECT calls FROM customer_limit)
-    RETURNING b.used
+    INSERT INTO customer_budgets AS c (subject, minute, totals)
+    SELECT ${customer}, budget_clock.minute, ${FIRST_TOTALS} FROM budget_clock, customer_counted
+    WHERE ${customer} IS NOT NULL AND EXISTS (SELECT 1 FROM budget_merchant) AND customer_counted.calls > 0
+    ON CONFLICT (subject) DO UPDATE SET minute = GREATEST(c.minute, EXCLUDED.minute), totals = ${totalsTakenAt('c', 'EXCLUDED.minute')}
+    WHERE ${usedAt('c', 'EXCLUDED.minute')} < (SELECT calls FROM customer_counted)
+    RETURNING ${usedAtNewest('c')} AS used, ${oldestAtNewest('c')} AS oldest
   ), budget AS (
     SELECT 1 FROM budget_merchant WHERE ${customer} IS NULL OR EXISTS (SELECT 1 FROM customer_taken)
   ), budget_share AS (
     SELECT ${customer} IS NOT NULL AND (${onlyIf}) AND NOT EXISTS (SELECT 1 FROM customer_taken)
-        AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_fits.fits AND budget_room.room)) AS "customerRefused",
-      customer_limit.calls AS "customerLimit",
-      (customer_counted.settled + COALESCE((SELECT used FROM customer_taken), customer_counted.current))::int AS "customerUsed",
-      (EXTRACT(EPOCH FROM (COALESCE(customer_counted.oldest, budget_clock.current) + interval '61 minutes' - now())) * 1000)::float8
-        AS "customerFreesInMs"
-    FROM budget_clock, customer_counted, customer_limit, customer_fits, budget_room
+        AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_counted.fits AND (SELECT room FROM budget_room))) AS "customerRefused",
+      customer_counted.calls AS "customerLimit",
+      COALESCE((SELECT used FROM customer_taken), customer_counted.used) AS "customerUsed",
+      ${freesInMs('COALESCE((SELECT oldest FROM customer_taken), customer_counted.oldest)')} AS "customerFreesInMs"
+    FROM customer_counted
   )`;
 }
 

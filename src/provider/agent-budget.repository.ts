@@ -4,13 +4,14 @@ import { column, sqlStatement } from '../database/sql-statement';
 import {
   agentBudgetTakeCte,
   BUDGET_SHARE_COLUMNS,
+  AGENT_API,
   BUDGET_SHARE_SELECT,
   budgetSlotValues,
-  COUNTED,
   secondsOf,
   type BudgetShareRow,
   type BudgetSlotRequest,
 } from './agent-budget-take';
+import { CURRENT_MINUTE, freesInMs, leftTheWindow, oldestAt, usedAt } from './agent-budget-window';
 
 export type BudgetDecision =
   | { granted: true; share: BudgetShareRow }
@@ -28,15 +29,14 @@ const TAKE = sqlStatement(
   { granted: column.bool, ...BUDGET_SHARE_COLUMNS },
 );
 
-/** When the oldest counted bucket leaves the window (asked only after a refusal). */
+/** When the oldest counted call leaves the window (asked only after a refusal). */
 const RETRY_AFTER = sqlStatement(
   repository,
   'take',
   'agent_budget_retry_after',
   `
-  SELECT (EXTRACT(EPOCH FROM (min(bucket) + interval '61 minutes' - now())) * 1000)::float8 AS "retryAfterMs"
-  FROM agent_budget_buckets WHERE ${COUNTED} AND used > 0`,
-  { retryAfterMs: column.float8.orNull },
+  SELECT ${freesInMs(oldestAt('m', CURRENT_MINUTE))} AS "retryAfterMs" FROM agent_budgets m WHERE m.api = '${AGENT_API}'`,
+  { retryAfterMs: column.float8 },
 );
 
 const USED = sqlStatement(
@@ -44,24 +44,17 @@ const USED = sqlStatement(
   'usedInLastHour',
   'agent_budget_used',
   `
-  SELECT COALESCE(sum(used), 0)::int AS used FROM agent_budget_buckets WHERE ${COUNTED}`,
+  SELECT COALESCE((SELECT ${usedAt('m', CURRENT_MINUTE)} FROM agent_budgets m WHERE m.api = '${AGENT_API}'), 0) AS used`,
   { used: column.int4 },
 );
 
+/** The merchant-wide row is one row, kept; a customer's row goes once all its calls left the window. */
 const SWEEP = sqlStatement(
-  repository,
-  'sweep',
-  'agent_budget_sweep',
-  `
-  DELETE FROM agent_budget_buckets WHERE NOT (${COUNTED})`,
-);
-
-const SWEEP_CUSTOMERS = sqlStatement(
   repository,
   'sweep',
   'customer_budget_sweep',
   `
-  DELETE FROM customer_budget_buckets WHERE NOT (${COUNTED})`,
+  DELETE FROM customer_budgets c WHERE ${leftTheWindow('c')}`,
 );
 
 @Injectable()
@@ -83,8 +76,8 @@ export class AgentBudgetRepository {
     return row.used;
   }
 
-  /** Removes the buckets no longer counted, merchant-wide and per customer; returns how many. */
+  /** Removes the customers' rows with no call counted any more; returns how many. */
   async sweep(): Promise<number> {
-    return (await this.prisma.runCounted(SWEEP, [])).count + (await this.prisma.runCounted(SWEEP_CUSTOMERS, [])).count;
+    return (await this.prisma.runCounted(SWEEP, [])).count;
   }
 }

@@ -3,72 +3,54 @@
 -- agent_budget_take (take)
 -- answers: granted bool, customerRefused bool, customerLimit int4?, customerUsed int4, customerFreesInMs float8
 WITH budget_clock AS (
-  SELECT date_trunc('minute', now()) AS current
-), budget_previous AS (
-  SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
-), budget_settled AS (
-  SELECT COALESCE((SELECT used FROM budget_previous), 0)
-    + (SELECT COALESCE(sum(b.used), 0) FROM agent_budget_buckets b, budget_clock
-       WHERE b.bucket > now() - interval '61 minutes' AND b.bucket < budget_clock.current - interval '1 minute') AS used
+  SELECT floor(date_part('epoch', now()) / 60)::int AS minute
 ), budget_room AS (
-  SELECT budget_settled.used + COALESCE((SELECT b.used FROM agent_budget_buckets b, budget_clock WHERE b.bucket = budget_clock.current), 0)
-    < $1::int AS room
-  FROM budget_settled
-), customer_limit AS (
-  SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $2::text), $3::int) AS calls
-), customer_previous AS (
-  SELECT b.used FROM customer_budget_buckets b, budget_clock
-  WHERE b.subject = $2::text AND b.bucket = budget_clock.current - interval '1 minute' FOR SHARE OF b
+  SELECT COALESCE((m.totals[1] - COALESCE(m.totals[LEAST(62, 62 - (budget_clock.minute - m.minute))], m.totals[1])), 0) < $1::int AS room
+  FROM budget_clock LEFT JOIN agent_budgets m ON m.api = 'agent'
 ), customer_counted AS (
-  SELECT COALESCE((SELECT used FROM customer_previous), 0)
-    + COALESCE(sum(b.used) FILTER (WHERE b.bucket < budget_clock.current - interval '1 minute'), 0) AS settled,
-    COALESCE(sum(b.used) FILTER (WHERE b.bucket = budget_clock.current), 0) AS current,
-    min(b.bucket) FILTER (WHERE b.used > 0) AS oldest
-  FROM budget_clock LEFT JOIN customer_budget_buckets b ON b.subject = $2::text AND b.bucket > now() - interval '61 minutes'
-  GROUP BY budget_clock.current
-), customer_fits AS (
-  SELECT $2::text IS NULL OR c.settled + c.current < l.calls AS fits FROM customer_counted c, customer_limit l
+  SELECT l.calls, COALESCE((c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (budget_clock.minute - c.minute))], c.totals[1])), 0) AS used,
+    COALESCE(c.minute + 2 - NULLIF(array_position(c.totals, c.totals[LEAST(62, 62 - (budget_clock.minute - c.minute))]), 1), budget_clock.minute) AS oldest,
+    $2::text IS NULL OR COALESCE((c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (budget_clock.minute - c.minute))], c.totals[1])), 0) < l.calls AS fits
+  FROM budget_clock
+    CROSS JOIN (SELECT COALESCE((SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $2::text), $3::int) AS calls) l
+    LEFT JOIN customer_budgets c ON c.subject = $2::text
 ), budget_merchant AS (
-  INSERT INTO agent_budget_buckets AS b (bucket, used)
-  SELECT budget_clock.current, 1 FROM budget_clock, budget_settled, customer_fits
-  WHERE budget_settled.used < $1::int AND customer_fits.fits AND (true)
-  ON CONFLICT (bucket) DO UPDATE SET used = b.used + 1
-  WHERE b.used + (SELECT used FROM budget_settled) < $1::int
-  RETURNING b.used
+  INSERT INTO agent_budgets AS m (api, minute, totals)
+  SELECT 'agent', budget_clock.minute, 1 || array_fill(0, ARRAY[61]) FROM budget_clock, customer_counted
+  WHERE $1::int > 0 AND customer_counted.fits AND (true)
+  ON CONFLICT (api) DO UPDATE SET minute = GREATEST(m.minute, EXCLUDED.minute), totals = CASE WHEN (EXCLUDED.minute - m.minute) <= 0 THEN (m.totals[1] + 1) || m.totals[2:]
+  ELSE (m.totals[1] + 1) || array_fill(m.totals[1], ARRAY[LEAST((EXCLUDED.minute - m.minute), 62) - 1]) || m.totals[1:62 - (EXCLUDED.minute - m.minute)] END
+  WHERE (m.totals[1] - COALESCE(m.totals[LEAST(62, 62 - (EXCLUDED.minute - m.minute))], m.totals[1])) < $1::int
+  RETURNING 1
 ), customer_taken AS (
-  INSERT INTO customer_budget_buckets AS b (subject, bucket, used)
-  SELECT $2::text, budget_clock.current, 1 FROM budget_clock, customer_counted, customer_limit
-  WHERE $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM budget_merchant) AND customer_counted.settled < customer_limit.calls
-  ON CONFLICT (subject, bucket) DO UPDATE SET used = b.used + 1
-  WHERE b.used + (SELECT settled FROM customer_counted) < (SELECT calls FROM customer_limit)
-  RETURNING b.used
+  INSERT INTO customer_budgets AS c (subject, minute, totals)
+  SELECT $2::text, budget_clock.minute, 1 || array_fill(0, ARRAY[61]) FROM budget_clock, customer_counted
+  WHERE $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM budget_merchant) AND customer_counted.calls > 0
+  ON CONFLICT (subject) DO UPDATE SET minute = GREATEST(c.minute, EXCLUDED.minute), totals = CASE WHEN (EXCLUDED.minute - c.minute) <= 0 THEN (c.totals[1] + 1) || c.totals[2:]
+  ELSE (c.totals[1] + 1) || array_fill(c.totals[1], ARRAY[LEAST((EXCLUDED.minute - c.minute), 62) - 1]) || c.totals[1:62 - (EXCLUDED.minute - c.minute)] END
+  WHERE (c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (EXCLUDED.minute - c.minute))], c.totals[1])) < (SELECT calls FROM customer_counted)
+  RETURNING (c.totals[1] - c.totals[62]) AS used, (c.minute + 2 - array_position(c.totals, c.totals[62])) AS oldest
 ), budget AS (
   SELECT 1 FROM budget_merchant WHERE $2::text IS NULL OR EXISTS (SELECT 1 FROM customer_taken)
 ), budget_share AS (
   SELECT $2::text IS NOT NULL AND (true) AND NOT EXISTS (SELECT 1 FROM customer_taken)
-      AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_fits.fits AND budget_room.room)) AS "customerRefused",
-    customer_limit.calls AS "customerLimit",
-    (customer_counted.settled + COALESCE((SELECT used FROM customer_taken), customer_counted.current))::int AS "customerUsed",
-    (EXTRACT(EPOCH FROM (COALESCE(customer_counted.oldest, budget_clock.current) + interval '61 minutes' - now())) * 1000)::float8
-      AS "customerFreesInMs"
-  FROM budget_clock, customer_counted, customer_limit, customer_fits, budget_room
+      AND (EXISTS (SELECT 1 FROM budget_merchant) OR (NOT customer_counted.fits AND (SELECT room FROM budget_room))) AS "customerRefused",
+    customer_counted.calls AS "customerLimit",
+    COALESCE((SELECT used FROM customer_taken), customer_counted.used) AS "customerUsed",
+    ((COALESCE((SELECT oldest FROM customer_taken), customer_counted.oldest) + 61)::float8 * 60000 - date_part('epoch', now()) * 1000) AS "customerFreesInMs"
+  FROM customer_counted
 )
 SELECT EXISTS (SELECT 1 FROM budget) AS granted, budget_share."customerRefused", budget_share."customerLimit", budget_share."customerUsed",
 budget_share."customerFreesInMs" FROM budget_share;
 
 -- agent_budget_retry_after (take)
--- answers: retryAfterMs float8?
-SELECT (EXTRACT(EPOCH FROM (min(bucket) + interval '61 minutes' - now())) * 1000)::float8 AS "retryAfterMs"
-FROM agent_budget_buckets WHERE bucket > now() - interval '61 minutes' AND used > 0;
+-- answers: retryAfterMs float8
+SELECT ((COALESCE(m.minute + 2 - NULLIF(array_position(m.totals, m.totals[LEAST(62, 62 - (floor(date_part('epoch', now()) / 60)::int - m.minute))]), 1), floor(date_part('epoch', now()) / 60)::int) + 61)::float8 * 60000 - date_part('epoch', now()) * 1000) AS "retryAfterMs" FROM agent_budgets m WHERE m.api = 'agent';
 
 -- agent_budget_used (usedInLastHour)
 -- answers: used int4
-SELECT COALESCE(sum(used), 0)::int AS used FROM agent_budget_buckets WHERE bucket > now() - interval '61 minutes';
-
--- agent_budget_sweep (sweep)
--- answers: no rows
-DELETE FROM agent_budget_buckets WHERE NOT (bucket > now() - interval '61 minutes');
+SELECT COALESCE((SELECT (m.totals[1] - COALESCE(m.totals[LEAST(62, 62 - (floor(date_part('epoch', now()) / 60)::int - m.minute))], m.totals[1])) FROM agent_budgets m WHERE m.api = 'agent'), 0) AS used;
 
 -- customer_budget_sweep (sweep)
 -- answers: no rows
-DELETE FROM customer_budget_buckets WHERE NOT (bucket > now() - interval '61 minutes');
+DELETE FROM customer_budgets c WHERE c.minute <= floor(date_part('epoch', now()) / 60)::int - 61;

@@ -3,7 +3,7 @@
 -- customer_limits_find (find)
 -- answers: override int4?, usedInLastHour int4
 SELECT (SELECT l.provider_calls_per_hour FROM customer_limits l WHERE l.subject = $1::text) AS "override",
-  (SELECT COALESCE(sum(b.used), 0) FROM customer_budget_buckets b WHERE b.subject = $1::text AND b.bucket > now() - interval '61 minutes')::int AS "usedInLastHour";
+  COALESCE((SELECT (c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (floor(date_part('epoch', now()) / 60)::int - c.minute))], c.totals[1])) FROM customer_budgets c WHERE c.subject = $1::text), 0) AS "usedInLastHour";
 
 -- customer_limits_set (set)
 -- answers: previous int4?
@@ -22,7 +22,7 @@ DELETE FROM customer_limits WHERE subject = $1::text RETURNING provider_calls_pe
 WITH shares AS (
   SELECT CASE WHEN COALESCE(l.provider_calls_per_hour, $1::int) = 0 THEN 1
     ELSE u.used::float8 / COALESCE(l.provider_calls_per_hour, $1::int) END AS share
-  FROM (SELECT b.subject, sum(b.used) AS used FROM customer_budget_buckets b WHERE b.bucket > now() - interval '61 minutes' GROUP BY b.subject) u
+  FROM (SELECT c.subject, (c.totals[1] - COALESCE(c.totals[LEAST(62, 62 - (floor(date_part('epoch', now()) / 60)::int - c.minute))], c.totals[1])) AS used FROM customer_budgets c WHERE NOT (c.minute <= floor(date_part('epoch', now()) / 60)::int - 61)) u
   LEFT JOIN customer_limits l ON l.subject = u.subject
 )
 SELECT count(*) FILTER (WHERE share < 0.5)::int AS "belowHalf",

@@ -8,8 +8,8 @@ import { FINANCIAL_TABLES, OPERATIONAL_TABLES } from './retention-tables';
 const OTHER_TABLES: Record<string, string> = {
   idempotency_records: 'kept 24 h, purged by the idempotency purge',
   provider_tokens: 'one row per provider host and key',
-  agent_budget_buckets: 'swept after an hour by the budget sweep',
-  customer_budget_buckets: 'swept after an hour by the budget sweep',
+  agent_budgets: 'one row per provider budget',
+  customer_budgets: 'one row per customer, swept an hour after its last call by the budget sweep',
   customer_limits: 'one row per customer with its own limit',
   webhook_endpoints: "the merchant's configuration",
 };

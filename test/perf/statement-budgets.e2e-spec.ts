@@ -44,7 +44,7 @@ describe('statement budgets of the hot paths', () => {
   const purposeOf = (sql: string) =>
     [
       [
-        /INSERT INTO idempotency_records[\s\S]*INSERT INTO agent_budget_buckets[\s\S]*INSERT INTO orders/,
+        /INSERT INTO idempotency_records[\s\S]*INSERT INTO agent_budgets[\s\S]*INSERT INTO orders/,
         'before the call: key claimed, budget taken, order stored (with history and event)',
       ],
       [

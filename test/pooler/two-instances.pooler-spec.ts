@@ -8,6 +8,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { startChildService, type ChildService } from '../support/child-service';
 import { orderRequest } from '../support/provider-factories';
+import { CURRENT_MINUTE, usedAt } from '../../src/provider/agent-budget-window';
 import { testDatabaseUrl } from '../support/test-database';
 import { freePort, startTestSandbox, startTestService } from '../support/test-service';
 import { poolerTestsUnavailable, startPgBouncer, type RunningPgBouncer } from './pgbouncer';
@@ -75,8 +76,8 @@ function poolerSuite() {
   }, 90_000);
   beforeEach(async () => {
     // Every test starts with the hour's budgets unspent: the merchant's, and the one customer's share.
-    await db.query('DELETE FROM agent_budget_buckets');
-    await db.query('DELETE FROM customer_budget_buckets');
+    await db.query('DELETE FROM agent_budgets');
+    await db.query('DELETE FROM customer_budgets');
   });
   afterAll(async () => {
     for (const child of [a, b]) if (child && child.child.exitCode === null) child.child.kill('SIGKILL');
@@ -210,9 +211,8 @@ function poolerSuite() {
     // Each instance sent 11: the limit of 16 is reached only by counting both.
     expect([accepted.length, refused.length]).toEqual([AGENT_HOURLY_LIMIT, 6]);
     expect(sandbox.state.requests.filter((r) => r.path.startsWith('/api/agent/')).length - agentCallsBefore).toBe(AGENT_HOURLY_LIMIT);
-    expect((await db.query<{ used: number }>('SELECT sum(used)::int AS used FROM agent_budget_buckets')).rows[0].used).toBe(
-      AGENT_HOURLY_LIMIT,
-    );
+    const counted = await db.query<{ used: number }>(`SELECT ${usedAt('m', CURRENT_MINUTE)} AS used FROM agent_budgets m`);
+    expect(counted.rows[0].used).toBe(AGENT_HOURLY_LIMIT);
   });
 
   it('fetched the provider token once, for both instances', async () => {

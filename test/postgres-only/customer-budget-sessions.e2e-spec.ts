@@ -3,6 +3,7 @@ import { agentBudgetTakeCte, budgetSlotValues } from '../../src/provider/agent-b
 import { AgentBudgetRepository } from '../../src/provider/agent-budget.repository';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { testDatabaseUrl } from '../support/test-database';
+import { customerCount } from '../provider/budget-counts';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 const LIMIT = 3;
@@ -44,8 +45,7 @@ describe("a customer's share across instances", () => {
         budgetSlotValues(slot(customer)),
       )
     ).rows[0].granted as boolean;
-  const countOf = async (customer: string) =>
-    (await a.prisma.customerBudgetBucket.aggregate({ where: { subject: customer }, _sum: { used: true } }))._sum.used ?? 0;
+  const countOf = (customer: string) => customerCount(a.prisma, customer);
   const settledWithin = (promise: Promise<unknown>, ms: number) =>
     Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
 

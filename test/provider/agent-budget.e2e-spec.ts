@@ -8,13 +8,14 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { payinBody, uniqueEmail } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 import { ProblemDetailsFilter } from '../../src/http/problem-details.filter';
+import { emptyBudgets, merchantCount, setBudgetRow } from './budget-counts';
 
 describe('the /api/agent/* hourly budget', () => {
   let sandbox: RunningSandbox;
   let a: TestService;
   let b: TestService;
   const LIMIT = 6;
-  const taken = async () => (await a.prisma.agentBudgetBucket.aggregate({ _sum: { used: true } }))._sum.used ?? 0;
+  const taken = () => merchantCount(a.prisma);
   const agentRequests = () => sandbox.state.requests.filter((r) => r.path.startsWith('/api/agent/')).length;
 
   beforeAll(async () => {
@@ -23,10 +24,10 @@ describe('the /api/agent/* hourly budget', () => {
     [a, b] = await Promise.all([startTestService(sandbox, env), startTestService(sandbox, env)]);
   });
   beforeEach(async () => {
-    await a.prisma.agentBudgetBucket.deleteMany();
+    await emptyBudgets(a.prisma);
   });
   afterAll(async () => {
-    await a.prisma.agentBudgetBucket.deleteMany();
+    await emptyBudgets(a.prisma);
     await Promise.all([a.close(), b.close()]);
     await sandbox.close();
   });
@@ -64,28 +65,39 @@ describe('the /api/agent/* hourly budget', () => {
   it('frees slots as they leave the rolling hour', async () => {
     for (let i = 0; i < LIMIT; i++) await a.get(PayinClient).collect(payinBody(), { service: 1 });
     await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
-    await a.prisma.$executeRaw`UPDATE agent_budget_buckets SET bucket = bucket - interval '62 minutes'`;
+    await a.prisma.$executeRaw`UPDATE agent_budgets SET minute = minute - 62`;
     await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
   });
 
   it('counts the minute before in full, and a minute that began over an hour ago no more', async () => {
-    await a.prisma.$executeRaw`
-      INSERT INTO agent_budget_buckets (bucket, used) VALUES (date_trunc('minute', now()) - interval '1 minute', ${LIMIT - 1})`;
+    await setBudgetRow(a.prisma, { merchant: true }, [{ minutesAgo: 1, calls: LIMIT - 1 }]);
     await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
     await expect(b.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
-    await a.prisma.$executeRaw`UPDATE agent_budget_buckets SET bucket = bucket - interval '59 minutes' WHERE used = ${LIMIT - 1}`;
+    await setBudgetRow(a.prisma, { merchant: true }, [
+      { minutesAgo: 60, calls: LIMIT - 1 },
+      { minutesAgo: 0, calls: 1 },
+    ]);
     // Its minute still overlaps the last hour: counted.
     await expect(b.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
-    await a.prisma.$executeRaw`UPDATE agent_budget_buckets SET bucket = bucket - interval '1 minute' WHERE used = ${LIMIT - 1}`;
+    await setBudgetRow(a.prisma, { merchant: true }, [
+      { minutesAgo: 61, calls: LIMIT - 1 },
+      { minutesAgo: 0, calls: 1 },
+    ]);
     await expect(b.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
   });
 
-  it('the sweeper deletes the buckets no longer counted, and only those', async () => {
-    await a.prisma.$executeRaw`
-      INSERT INTO agent_budget_buckets (bucket, used) VALUES
-        (date_trunc('minute', now()) - interval '62 minutes', 1), (date_trunc('minute', now()) - interval '59 minutes', 2)`;
-    expect(await a.get(AgentBudgetSweepJob).runNow()).toBe(1);
-    expect(await taken()).toBe(2);
+  it('a take whose now() is older than the last take counts in the newer minute, and every take under one row lock', async () => {
+    await setBudgetRow(a.prisma, { merchant: true }, [{ minutesAgo: -1, calls: LIMIT - 1 }]);
+    await expect(a.get(PayinClient).collect(payinBody(), { service: 1 })).resolves.toMatchObject({ status: 'PROCESSING' });
+    await expect(b.get(PayinClient).collect(payinBody(), { service: 1 })).rejects.toBeInstanceOf(AgentBudgetExhaustedError);
+    expect(await taken()).toBe(LIMIT);
+  });
+
+  it('the sweeper keeps the merchant-wide row, whose calls age within it', async () => {
+    await setBudgetRow(a.prisma, { merchant: true }, [{ minutesAgo: 62, calls: 3 }]);
+    expect(await a.get(AgentBudgetSweepJob).runNow()).toBe(0);
+    expect(await taken()).toBe(0);
+    expect(await a.prisma.agentBudget.count()).toBe(1);
   });
 
   it('does not count card and token calls, which are outside /api/agent', async () => {
