@@ -17,7 +17,8 @@ export const FINANCE_TASKS = {
   reports: { name: 'Reports', description: 'Counts and totals of orders per status and currency over a period' },
   attention: {
     name: 'What waits for a person',
-    description: 'Orders, card operations and distributions the provider left undecided, or flagged for review (an admin decides them)',
+    // Every operation on the provider has its queues there (each registered operation table's): named as such, not listed.
+    description: 'Operations on the payment provider that it left undecided, or that were flagged for review (an admin decides them)',
   },
   audit: { name: 'Audit trail', description: 'Who resolved, reviewed, distributed or exported what, and when' },
   events: { name: 'Events', description: 'Every status change of an order, card operation or distribution, and its delivery to webhooks' },

@@ -8,63 +8,13 @@ WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz
 GROUP BY status, currency
 ORDER BY currency, status;
 
--- reports_attention_counts (attention)
--- answers: stalePendingBefore timestamptz, ordersUnknown int4, ordersExpired int4, ordersStalePending int4, ordersNeedsReview int4, cardOperationsUnknown int4, distributionsUnknown int4
-SELECT now() - make_interval(secs => $1::float8) AS "stalePendingBefore",
-  (SELECT count(*)::int FROM orders WHERE status = 'UNKNOWN') AS "ordersUnknown",
-  (SELECT count(*)::int FROM orders WHERE status = 'EXPIRED') AS "ordersExpired",
-  (SELECT count(*)::int FROM orders WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1::float8)) AS "ordersStalePending",
-  (SELECT count(*)::int FROM orders WHERE needs_review = true) AS "ordersNeedsReview",
-  (SELECT count(*)::int FROM card_operations WHERE status = 'UNKNOWN') AS "cardOperationsUnknown",
-  (SELECT count(*)::int FROM distributions WHERE status = 'UNKNOWN') AS "distributionsUnknown";
+-- reports_stale_pending_before (attention)
+-- answers: stalePendingBefore timestamptz
+SELECT now() - make_interval(secs => $1::float8) AS "stalePendingBefore";
 
--- reports_attention_orders (attention)
--- answers: queue text, id uuid, reference text, status text, amount text, currency text, needsReview bool, createdAt timestamptz, updatedAt timestamptz
-SELECT q.queue, q.id, q.reference, q.status, q.amount, q.currency, q."needsReview", q."createdAt", q."updatedAt"
-FROM (
-  (SELECT 'unknown' AS queue, id, reference, status::text AS status, trim_scale(amount)::text AS amount, currency::text AS currency,
-     needs_review AS "needsReview", created_at AS "createdAt", updated_at AS "updatedAt"
-   FROM orders WHERE status = 'UNKNOWN' ORDER BY created_at, id LIMIT $1::int)
-  UNION ALL
-  (SELECT 'expired' AS queue, id, reference, status::text AS status, trim_scale(amount)::text AS amount, currency::text AS currency,
-     needs_review AS "needsReview", created_at AS "createdAt", updated_at AS "updatedAt"
-   FROM orders WHERE status = 'EXPIRED' ORDER BY created_at, id LIMIT $1::int)
-  UNION ALL
-  (SELECT 'stalePending' AS queue, id, reference, status::text AS status, trim_scale(amount)::text AS amount, currency::text AS currency,
-     needs_review AS "needsReview", created_at AS "createdAt", updated_at AS "updatedAt"
-   FROM orders WHERE status = 'PENDING' AND created_at < $2::timestamptz ORDER BY created_at, id LIMIT $1::int)
-  UNION ALL
-  (SELECT 'needsReview' AS queue, id, reference, status::text AS status, trim_scale(amount)::text AS amount, currency::text AS currency,
-     needs_review AS "needsReview", created_at AS "createdAt", updated_at AS "updatedAt"
-   FROM orders WHERE needs_review = true ORDER BY created_at, id LIMIT $1::int)
-) q
-ORDER BY q.queue, q."createdAt", q.id;
-
--- reports_attention_card_operations (attention)
--- answers: id uuid, kind text, cardId uuid?, cardUserId uuid, amount text?, currency text?, failureReason text?, createdAt timestamptz
-SELECT id, kind::text AS kind, card_id AS "cardId", card_user_id AS "cardUserId", trim_scale(amount)::text AS amount,
-  currency::text AS currency, failure_reason AS "failureReason", created_at AS "createdAt"
-FROM card_operations WHERE status = 'UNKNOWN'
-ORDER BY created_at, id LIMIT $1::int;
-
--- reports_attention_distributions (attention)
--- answers: id uuid, kind text, amount text, currency text, failureReason text?, createdAt timestamptz
-SELECT id, kind::text AS kind, trim_scale(amount)::text AS amount, currency::text AS currency, failure_reason AS "failureReason",
-  created_at AS "createdAt"
-FROM distributions WHERE status = 'UNKNOWN'
-ORDER BY created_at, id LIMIT $1::int;
-
--- reports_waiting_gauges (waiting)
+-- reports_awaiting_callback (waiting)
 -- answers: queue text, items int4, oldestAgeSeconds float8
-SELECT queue, count(*)::int AS items, extract(epoch FROM now() - min(since))::float8 AS "oldestAgeSeconds"
-FROM (
-  SELECT 'orders_unknown' AS queue, created_at AS since FROM orders WHERE status = 'UNKNOWN'
-  UNION ALL SELECT 'orders_expired', created_at FROM orders WHERE status = 'EXPIRED'
-  UNION ALL SELECT 'orders_stale_pending', created_at FROM orders
-    WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1::float8)
-  UNION ALL SELECT 'orders_needs_review', created_at FROM orders WHERE needs_review = true
-  UNION ALL SELECT 'card_operations_unknown', created_at FROM card_operations WHERE status = 'UNKNOWN'
-  UNION ALL SELECT 'distributions_unknown', created_at FROM distributions WHERE status = 'UNKNOWN'
-  UNION ALL SELECT 'orders_awaiting_callback', coalesce(submitted_at, created_at) FROM orders WHERE status = 'PROCESSING'
-) AS waiting
-GROUP BY queue;
+SELECT 'orders_awaiting_callback'::text AS queue, count(*)::int AS items,
+  extract(epoch FROM now() - min(coalesce(submitted_at, created_at)))::float8 AS "oldestAgeSeconds"
+FROM orders WHERE status = 'PROCESSING'
+HAVING count(*) > 0;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { ReplicaReads } from '../database/replica-reads.service';
 import { column, sqlStatement, type StatementRow } from '../database/sql-statement';
+import { registeredOperationTables } from '../provider-operations/operation-tables';
 
 /** The SQL of ReportsRepository and AttentionRepository, written out (listed in src/queries/reports.repository.sql). */
 const repository = 'reports.repository';
@@ -39,189 +40,45 @@ export class ReportsRepository {
 }
 
 /** One queue of the attention report: how many wait, and the oldest of them. */
-export interface AttentionQueue<T> {
+export interface AttentionQueue {
   count: number;
-  oldest: T[];
+  oldest: Record<string, unknown>[];
 }
 
-export interface AttentionOrderRow {
-  id: string;
-  reference: string;
-  status: string;
-  amount: string;
-  currency: string;
-  needsReview: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** Every queue of the attention report: by operation table (its report key, `cardOperations`), then by queue (`unknown`). */
+export type AttentionQueues = Record<string, Record<string, AttentionQueue>>;
 
-export interface AttentionCardOperationRow {
-  id: string;
-  kind: string;
-  cardId: string | null;
-  cardUserId: string;
-  amount: string | null;
-  currency: string | null;
-  failureReason: string | null;
-  createdAt: Date;
-}
-
-export interface AttentionDistributionRow {
-  id: string;
-  kind: string;
-  amount: string;
-  currency: string;
-  failureReason: string | null;
-  createdAt: Date;
-}
-
-export interface AttentionRows {
-  orders: {
-    unknown: AttentionQueue<AttentionOrderRow>;
-    expired: AttentionQueue<AttentionOrderRow>;
-    stalePending: AttentionQueue<AttentionOrderRow>;
-    needsReview: AttentionQueue<AttentionOrderRow>;
-  };
-  cardOperations: { unknown: AttentionQueue<AttentionCardOperationRow> };
-  distributions: { unknown: AttentionQueue<AttentionDistributionRow> };
-}
-
-/**
- * The size of every queue, each counted on its index, and the stale-pending window's bound ($1
- * seconds before now, by the database clock like the sweep and the resolution guard), which the
- * rows of that queue are then read with: its count and its rows apply the same bound.
- */
-const ATTENTION_COUNTS = sqlStatement(
+/** The stale-pending window's bound, $1 seconds before now by the database clock (like the sweep and the resolution guard). */
+const STALE_PENDING_BEFORE = sqlStatement(
   repository,
   'attention',
-  'reports_attention_counts',
+  'reports_stale_pending_before',
   `
-  SELECT now() - make_interval(secs => $1::float8) AS "stalePendingBefore",
-    (SELECT count(*)::int FROM orders WHERE status = 'UNKNOWN') AS "ordersUnknown",
-    (SELECT count(*)::int FROM orders WHERE status = 'EXPIRED') AS "ordersExpired",
-    (SELECT count(*)::int FROM orders WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1::float8)) AS "ordersStalePending",
-    (SELECT count(*)::int FROM orders WHERE needs_review = true) AS "ordersNeedsReview",
-    (SELECT count(*)::int FROM card_operations WHERE status = 'UNKNOWN') AS "cardOperationsUnknown",
-    (SELECT count(*)::int FROM distributions WHERE status = 'UNKNOWN') AS "distributionsUnknown"`,
-  {
-    stalePendingBefore: column.timestamptz,
-    ordersUnknown: column.int4,
-    ordersExpired: column.int4,
-    ordersStalePending: column.int4,
-    ordersNeedsReview: column.int4,
-    cardOperationsUnknown: column.int4,
-    distributionsUnknown: column.int4,
-  },
+  SELECT now() - make_interval(secs => $1::float8) AS "stalePendingBefore"`,
+  { stalePendingBefore: column.timestamptz },
 );
 
-/** The queues of orders, by the name each row carries in `queue`. */
-type OrderQueueName = keyof AttentionRows['orders'];
-
-/** The amount without the trailing zeros of numeric(24,4), as the reports showed it (Prisma's Decimal#toFixed). */
-const orderQueue = (queue: OrderQueueName, where: string) => `
-    (SELECT '${queue}' AS queue, id, reference, status::text AS status, trim_scale(amount)::text AS amount, currency::text AS currency,
-       needs_review AS "needsReview", created_at AS "createdAt", updated_at AS "updatedAt"
-     FROM orders WHERE ${where} ORDER BY created_at, id LIMIT $1::int)`;
-
-/** The $1 oldest orders of each queue; $2 is the stale-pending bound ATTENTION_COUNTS answered. */
-const ATTENTION_ORDERS = sqlStatement(
-  repository,
-  'attention',
-  'reports_attention_orders',
-  `
-  SELECT q.queue, q.id, q.reference, q.status, q.amount, q.currency, q."needsReview", q."createdAt", q."updatedAt"
-  FROM (${orderQueue('unknown', `status = 'UNKNOWN'`)}
-    UNION ALL${orderQueue('expired', `status = 'EXPIRED'`)}
-    UNION ALL${orderQueue('stalePending', `status = 'PENDING' AND created_at < $2::timestamptz`)}
-    UNION ALL${orderQueue('needsReview', 'needs_review = true')}
-  ) q
-  ORDER BY q.queue, q."createdAt", q.id`,
-  {
-    queue: column.text,
-    id: column.uuid,
-    reference: column.text,
-    status: column.text,
-    amount: column.text,
-    currency: column.text,
-    needsReview: column.bool,
-    createdAt: column.timestamptz,
-    updatedAt: column.timestamptz,
-  },
-);
-
-/** The $1 oldest UNKNOWN card operations. */
-const ATTENTION_CARD_OPERATIONS = sqlStatement(
-  repository,
-  'attention',
-  'reports_attention_card_operations',
-  `
-  SELECT id, kind::text AS kind, card_id AS "cardId", card_user_id AS "cardUserId", trim_scale(amount)::text AS amount,
-    currency::text AS currency, failure_reason AS "failureReason", created_at AS "createdAt"
-  FROM card_operations WHERE status = 'UNKNOWN'
-  ORDER BY created_at, id LIMIT $1::int`,
-  {
-    id: column.uuid,
-    kind: column.text,
-    cardId: column.uuid.orNull,
-    cardUserId: column.uuid,
-    amount: column.text.orNull,
-    currency: column.text.orNull,
-    failureReason: column.text.orNull,
-    createdAt: column.timestamptz,
-  },
-);
-
-/** The $1 oldest UNKNOWN distributions. */
-const ATTENTION_DISTRIBUTIONS = sqlStatement(
-  repository,
-  'attention',
-  'reports_attention_distributions',
-  `
-  SELECT id, kind::text AS kind, trim_scale(amount)::text AS amount, currency::text AS currency, failure_reason AS "failureReason",
-    created_at AS "createdAt"
-  FROM distributions WHERE status = 'UNKNOWN'
-  ORDER BY created_at, id LIMIT $1::int`,
-  {
-    id: column.uuid,
-    kind: column.text,
-    amount: column.text,
-    currency: column.text,
-    failureReason: column.text.orNull,
-    createdAt: column.timestamptz,
-  },
-);
-
-/**
- * For /metrics: per queue of the attention report, how many wait and how long the oldest has
- * waited (since its creation, by the database clock; 0 when none waits); and the PROCESSING orders
- * awaiting the provider's callback, since they were handed over. $1 is the stale-pending window in
- * seconds. A queue where nothing waits has no row.
- */
-const WAITING_GAUGES = sqlStatement(
+/** For /metrics: how long the oldest PROCESSING order has waited for the provider's callback, since it was handed over (none: no row). */
+const AWAITING_CALLBACK = sqlStatement(
   repository,
   'waiting',
-  'reports_waiting_gauges',
+  'reports_awaiting_callback',
   `
-  SELECT queue, count(*)::int AS items, extract(epoch FROM now() - min(since))::float8 AS "oldestAgeSeconds"
-  FROM (
-    SELECT 'orders_unknown' AS queue, created_at AS since FROM orders WHERE status = 'UNKNOWN'
-    UNION ALL SELECT 'orders_expired', created_at FROM orders WHERE status = 'EXPIRED'
-    UNION ALL SELECT 'orders_stale_pending', created_at FROM orders
-      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1::float8)
-    UNION ALL SELECT 'orders_needs_review', created_at FROM orders WHERE needs_review = true
-    UNION ALL SELECT 'card_operations_unknown', created_at FROM card_operations WHERE status = 'UNKNOWN'
-    UNION ALL SELECT 'distributions_unknown', created_at FROM distributions WHERE status = 'UNKNOWN'
-    UNION ALL SELECT 'orders_awaiting_callback', coalesce(submitted_at, created_at) FROM orders WHERE status = 'PROCESSING'
-  ) AS waiting
-  GROUP BY queue`,
+  SELECT 'orders_awaiting_callback'::text AS queue, count(*)::int AS items,
+    extract(epoch FROM now() - min(coalesce(submitted_at, created_at)))::float8 AS "oldestAgeSeconds"
+  FROM orders WHERE status = 'PROCESSING'
+  HAVING count(*) > 0`,
   { queue: column.text, items: column.int4, oldestAgeSeconds: column.float8 },
 );
 
-export type WaitingRow = StatementRow<typeof WAITING_GAUGES>;
+/** Per queue (by its metric label): how many wait and the oldest one's age in seconds. */
+export type WaitingRow = StatementRow<typeof AWAITING_CALLBACK>;
 
 /**
- * What waits for a person, oldest first. Each queue is one filter served by an index on
- * (filter, created_at, id), read backwards: counting and the first rows never scan the table.
+ * What waits for a person, oldest first: the queues of every registered operation table
+ * (registerOperationTable's `attention`, its statements written out there). Each queue is one
+ * filter served by an index on (filter, created_at, id), read backwards: counting and the first
+ * rows never scan the table.
  */
 @Injectable()
 export class AttentionRepository {
@@ -230,37 +87,37 @@ export class AttentionRepository {
     private readonly financeReads: ReplicaReads,
   ) {}
 
-  /** A finance read: on the replica while it is fresh. */
-  async attention(limit: number, stalePendingSeconds: number): Promise<AttentionRows> {
-    const [counts] = await this.financeReads.run(ATTENTION_COUNTS, [stalePendingSeconds]);
-    const [orders, operations, distributions] = await Promise.all([
-      this.financeReads.run(ATTENTION_ORDERS, [limit, counts.stalePendingBefore]),
-      this.financeReads.run(ATTENTION_CARD_OPERATIONS, [limit]),
-      this.financeReads.run(ATTENTION_DISTRIBUTIONS, [limit]),
-    ]);
-    const orderQueue = (queue: OrderQueueName, count: number): AttentionQueue<AttentionOrderRow> => ({
-      count,
-      oldest: orders.filter((row) => row.queue === queue).map(toOrderRow),
+  /** A finance read: on the replica while it is fresh. The bound first, then every table's counts and rows at once. */
+  async attention(limit: number, stalePendingSeconds: number): Promise<AttentionQueues> {
+    const [{ stalePendingBefore }] = await this.financeReads.run(STALE_PENDING_BEFORE, [stalePendingSeconds]);
+    const tables = registeredOperationTables();
+    const read = tables.map(async ({ reportKey, attention }) => {
+      const stale = attention.usesStalePending ? [stalePendingBefore] : [];
+      const [counts, rows] = await Promise.all([
+        this.financeReads.run(attention.counts, stale),
+        this.financeReads.run(attention.rows, [limit, ...stale]),
+      ]);
+      const queues = counts.map(({ queue, count }): [string, AttentionQueue] => [
+        queue,
+        { count, oldest: rows.filter((row) => row.queue === queue).map(({ queue: _queue, ...row }) => row) },
+      ]);
+      return [reportKey, Object.fromEntries(queues)] as const;
     });
-    return {
-      orders: {
-        unknown: orderQueue('unknown', counts.ordersUnknown),
-        expired: orderQueue('expired', counts.ordersExpired),
-        stalePending: orderQueue('stalePending', counts.ordersStalePending),
-        needsReview: orderQueue('needsReview', counts.ordersNeedsReview),
-      },
-      cardOperations: { unknown: { count: counts.cardOperationsUnknown, oldest: operations } },
-      distributions: { unknown: { count: counts.distributionsUnknown, oldest: distributions } },
-    };
+    return Object.fromEntries(await Promise.all(read));
   }
 
-  /** Each attention queue's size and oldest age, and the oldest wait for a callback (WAITING_GAUGES): on the primary, alerts see what is. */
+  /** Each attention queue's size and oldest age, and the oldest wait for a callback: on the primary, alerts see what is. */
   async waiting(stalePendingSeconds: number): Promise<WaitingRow[]> {
-    return this.prisma.run(WAITING_GAUGES, [stalePendingSeconds]);
+    const tables = registeredOperationTables();
+    const read = [
+      ...tables.map(({ attention }) => this.prisma.run(attention.waiting, attention.usesStalePending ? [stalePendingSeconds] : [])),
+      this.prisma.run(AWAITING_CALLBACK, []),
+    ];
+    return (await Promise.all(read)).flat();
   }
 }
 
-/** The row without the name of its queue (the report shows every field of a row). */
-function toOrderRow({ queue: _queue, ...row }: StatementRow<typeof ATTENTION_ORDERS>): AttentionOrderRow {
-  return row;
+/** The metric label of every attention queue (`card_operations_unknown`), in the order of the tables and their queues. */
+export function attentionQueueLabels(): string[] {
+  return registeredOperationTables().flatMap(({ attention }) => Object.values(attention.labels));
 }

@@ -5,7 +5,7 @@ import { periodOf } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { interruptedAfterSeconds } from '../common/scheduled-job';
 import type { AttentionReportDto, SummaryDto, SummaryQueryDto } from './reports.dto';
-import { AttentionRepository, ReportsRepository, type AttentionQueue } from './reports.repository';
+import { AttentionRepository, ReportsRepository } from './reports.repository';
 
 /** How many of the oldest items each attention queue shows (the counts are complete). */
 export const ATTENTION_QUEUE_SIZE = 20;
@@ -43,32 +43,31 @@ export class ReportsService {
     };
   }
 
-  /** What waits for a person: each queue's count and its oldest items, oldest first. */
+  /**
+   * What waits for a person: each queue's count and its oldest items, oldest first, for every
+   * registered operation table (its report key, then its queues, as AttentionReportDto declares them).
+   */
   async attention(): Promise<AttentionReportDto> {
     const window = interruptedAfterSeconds(this.providerTimeoutMs);
-    const rows = await this.attentionQueues.attention(ATTENTION_QUEUE_SIZE, window);
-    const queue = <R extends { createdAt: Date; updatedAt?: Date; amount: string | null; currency: string | null }>(
-      q: AttentionQueue<R>,
-    ) => ({
-      count: q.count,
-      oldest: q.oldest.map((row) => ({
-        ...row,
-        amount: formatStoredAmount(row.amount, row.currency, this.currencies),
-        createdAt: row.createdAt.toISOString(),
-        ...(row.updatedAt ? { updatedAt: row.updatedAt.toISOString() } : {}),
-      })),
-    });
-    return {
-      generatedAt: new Date().toISOString(),
-      stalePendingAfterSeconds: window,
-      orders: {
-        unknown: queue(rows.orders.unknown),
-        expired: queue(rows.orders.expired),
-        stalePending: queue(rows.orders.stalePending),
-        needsReview: queue(rows.orders.needsReview),
-      },
-      cardOperations: { unknown: queue(rows.cardOperations.unknown) },
-      distributions: { unknown: queue(rows.distributions.unknown) },
-    };
+    const tables = await this.attentionQueues.attention(ATTENTION_QUEUE_SIZE, window);
+    const shown = (row: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(row).map(([name, value]) => [
+          name,
+          value instanceof Date
+            ? value.toISOString()
+            : name === 'amount'
+              ? formatStoredAmount(value as string | null, row.currency as string | null, this.currencies)
+              : value,
+        ]),
+      );
+    const queues = Object.fromEntries(
+      Object.entries(tables).map(([key, table]) => [
+        key,
+        Object.fromEntries(Object.entries(table).map(([name, q]) => [name, { count: q.count, oldest: q.oldest.map(shown) }])),
+      ]),
+    );
+    // The report's shape is the registry's (one key per registered table, one per queue), which AttentionReportDto writes out for the document.
+    return { generatedAt: new Date().toISOString(), stalePendingAfterSeconds: window, ...queues } as unknown as AttentionReportDto;
   }
 }

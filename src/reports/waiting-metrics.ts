@@ -3,17 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { interruptedAfterSeconds } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import { AttentionRepository, type WaitingRow } from './reports.repository';
+import { attentionQueueLabels, AttentionRepository, type WaitingRow } from './reports.repository';
 
-/** The queues of the attention report (GET /v1/reports/attention), as the `queue` label names them. */
-export const ATTENTION_QUEUES = [
-  'orders_unknown',
-  'orders_expired',
-  'orders_stale_pending',
-  'orders_needs_review',
-  'card_operations_unknown',
-  'distributions_unknown',
-] as const;
 /** How often an instance counts the waiting work again once scraped (counted in the database, for all instances). */
 export const WAITING_METRICS_REFRESH_MS = 30_000;
 
@@ -37,9 +28,11 @@ export class WaitingMetrics implements OnModuleInit {
   }
 
   onModuleInit() {
+    // The queues of the attention report (GET /v1/reports/attention), as the `queue` label names them: every registered table's.
+    const queues = attentionQueueLabels();
     const read = (value: (row: WaitingRow | undefined) => number) => async () => {
       const rows = await this.waiting();
-      return ATTENTION_QUEUES.map((queue) => ({ labels: { queue }, value: value(rows.find((row) => row.queue === queue)) }));
+      return queues.map((queue) => ({ labels: { queue }, value: value(rows.find((row) => row.queue === queue)) }));
     };
     this.metrics.gaugeRefreshedEvery(
       'attention_queue_items',
