@@ -5,11 +5,11 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import type { AppConfig } from '../config/app-config';
-import { currentRequestId } from '../logging/request-context';
 import { inSpan, startStatementSpan } from '../tracing/tracing';
 import { sendStatement } from './send-statement';
 import type { SqlStatement, StatementRow } from './sql-statement';
 import { retryingDeadlock } from './deadlock-retry';
+import { reportStatementsTo, type StatementListener } from './statement-listeners';
 
 export const DATABASE_POOL_SIZE = 10;
 /**
@@ -20,9 +20,6 @@ export const DATABASE_POOL_SIZE = 10;
 export const DATABASE_POOL_KEPT_IDLE = 4;
 /** How long a query waits for a connection (a free slot of the pool, or a new one) before it fails: answered 503, never a request hanging forever on a lost database. */
 export const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
-
-/** Told of every statement sent to the database, with the id of the request that sent it (when one did). */
-export type StatementListener = (sql: string, requestId: string | undefined) => void;
 
 /** Sends a written-out statement on the connection of a transaction; answers its rows and how many it touched. */
 export type TransactionRun = <S extends SqlStatement>(
@@ -160,13 +157,6 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     // the broken client when it is released.
     client.on('error', () => undefined);
     this.statementNames.set(client, `${PROCESS_TAG}${(++connectionCount).toString(36)}`);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      if (this.listeners.size) {
-        const sql = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text);
-        for (const listener of this.listeners) listener(sql, currentRequestId());
-      }
-      return query(...args);
-    };
+    reportStatementsTo(client, this.listeners);
   }
 }

@@ -5,9 +5,9 @@ import { Pool, type PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import type { ReplicaSettings } from '../config/replica-config';
-import { currentRequestId } from '../logging/request-context';
 import { APP_LOGGER } from '../logging/logging.module';
-import { DATABASE_POOL_SIZE, PrismaService, type StatementListener } from './prisma.service';
+import { DATABASE_POOL_SIZE, PrismaService } from './prisma.service';
+import { reportStatementsTo, type StatementListener } from './statement-listeners';
 import { lsnValue, PrimaryPositions, replicaStatusAt, type ReplicaStatus } from './replica-lag';
 import { PRIMARY_WAL_POSITION, STANDBY_REPLAY_POSITION } from './replica-positions';
 import { sendStatement } from './send-statement';
@@ -169,13 +169,6 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
     // As PrismaService's: a connection that breaks while checked out fails its statement (the read
     // then goes to the primary); pg also emits the error on the client, which must not end the process.
     client.on('error', () => undefined);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      if (this.listeners.size) {
-        const sql = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text);
-        for (const listener of this.listeners) listener(sql, currentRequestId());
-      }
-      return query(...args);
-    };
+    reportStatementsTo(client, this.listeners);
   }
 }

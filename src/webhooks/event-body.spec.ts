@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { CurrencyRule } from '../common/money';
 import { EventSnapshotError, renderEventBody, type StoredEvent } from './event-body';
+import { ORDER_EVENT_DATA_EXAMPLE } from './events.dto';
 
 const CURRENCIES: Record<string, CurrencyRule> = {
   XAF: { code: 'XAF', decimals: 0, maxAmount: '100000000' },
@@ -18,8 +19,8 @@ function storedText(canonical: string): string {
 
 function orderSnapshot(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    id: '6f1c1a52-8f0e-4c1b-9d43-5b7c4d2e1a10',
-    reference: 'ord_2026_0001',
+    id: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f',
+    reference: 'INV-2026-0042',
     customer_id: 'customer-1',
     status: 'SUCCEEDED',
     amount: '1500.0000',
@@ -29,8 +30,8 @@ function orderSnapshot(overrides: Record<string, unknown> = {}): Record<string, 
     description: 'Invoice 42',
     payer: 'Jane Doe',
     payer_email: 'jane@example.com',
-    provider_reference: 'PRV-1',
-    provider_transaction_reference: null,
+    provider_reference: 'PRV-8812',
+    provider_transaction_reference: 'TX-19',
     failure_reason: null,
     needs_review: false,
     submitted_at: '2026-11-26T18:49:40.001+00:00',
@@ -108,25 +109,8 @@ describe('renderEventBody', () => {
       id: 'evt_0123456789abcdef0123456789abcdef',
       type: 'order.succeeded',
       timestamp: '2026-11-26T18:49:47.123Z',
-      data: {
-        id: '6f1c1a52-8f0e-4c1b-9d43-5b7c4d2e1a10',
-        reference: 'ord_2026_0001',
-        status: 'SUCCEEDED',
-        amount: '1500',
-        currency: 'XAF',
-        service: 1,
-        wallet: '237670000000',
-        description: 'Invoice 42',
-        payer: 'Jane Doe',
-        payerEmail: 'jane@example.com',
-        providerReference: 'PRV-1',
-        providerTransactionReference: null,
-        failureReason: null,
-        needsReview: false,
-        createdAt: '2026-11-26T18:49:40.000Z',
-        updatedAt: '2026-11-26T18:49:47.123Z',
-        previousStatus: 'PROCESSING',
-      },
+      // The example of the OpenAPI document: what an order's event carries, rendered.
+      data: ORDER_EVENT_DATA_EXAMPLE,
     });
     // The envelope's keys in the contract's order.
     expect(Object.keys(JSON.parse(text) as object)).toEqual(['id', 'type', 'timestamp', 'data']);

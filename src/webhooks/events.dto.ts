@@ -22,7 +22,8 @@ export class EventFilterQueryDto extends PeriodQueryDto {
 
 export class ListEventsQueryDto extends IntersectionType(EventFilterQueryDto, PageQueryDto) {}
 
-const DATA_EXAMPLE = {
+/** An order event's `data`, as documented; event-body.spec.ts renders it from a stored snapshot. */
+export const ORDER_EVENT_DATA_EXAMPLE = {
   id: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f',
   reference: 'INV-2026-0042',
   status: 'SUCCEEDED',
@@ -64,7 +65,7 @@ export class EventDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    example: DATA_EXAMPLE,
+    example: ORDER_EVENT_DATA_EXAMPLE,
     description:
       'The resource as its GET answered right after the transition (an order as GET /v1/orders/{id}, a card operation as GET /v1/card-operations/{id}, a distribution as GET /v1/distributions/{id}), plus `previousStatus` (null for a resource stored already decided)',
   })

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateIf, type ValidationArguments } from 'class-validator';
 import { PageDto, PageQueryDto } from '../common/pagination';
@@ -32,6 +33,21 @@ const EVENTS_PROPERTY = {
 };
 const DESCRIPTION_PROPERTY = { example: 'ERP payments listener', maxLength: DESCRIPTION_MAX_LENGTH };
 
+/**
+ * The `events` of an endpoint, on creation and change alike: when sent, a list of known event
+ * types. The decorators are given in the order a stack of them above the property applies them
+ * (the lowest first), so that validation reports as it did with the stack.
+ */
+function EventTypesProperty(): PropertyDecorator {
+  return applyDecorators(
+    IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: unknownEventTypes }),
+    ArrayMaxSize(WEBHOOK_EVENT_TYPES.length),
+    IsArray(),
+    ValidateIf((body: { events?: unknown }) => body.events !== undefined),
+    ApiPropertyOptional(EVENTS_PROPERTY),
+  );
+}
+
 export class CreateWebhookEndpointDto {
   @ApiProperty(URL_PROPERTY)
   @Trim()
@@ -39,11 +55,7 @@ export class CreateWebhookEndpointDto {
   @MaxLength(WEBHOOK_URL_MAX_LENGTH)
   url: string;
 
-  @ApiPropertyOptional(EVENTS_PROPERTY)
-  @ValidateIf((body: { events?: unknown }) => body.events !== undefined)
-  @IsArray()
-  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
-  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: unknownEventTypes })
+  @EventTypesProperty()
   events?: string[];
 
   @ApiPropertyOptional(DESCRIPTION_PROPERTY)
@@ -62,11 +74,7 @@ export class UpdateWebhookEndpointDto {
   @MaxLength(WEBHOOK_URL_MAX_LENGTH)
   url?: string;
 
-  @ApiPropertyOptional(EVENTS_PROPERTY)
-  @ValidateIf((body: { events?: unknown }) => body.events !== undefined)
-  @IsArray()
-  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
-  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: unknownEventTypes })
+  @EventTypesProperty()
   events?: string[];
 
   @ApiPropertyOptional({ ...DESCRIPTION_PROPERTY, type: String, nullable: true, description: '`null` removes it' })

@@ -20,7 +20,6 @@ import type {
   ListWebhookEndpointsQueryDto,
   UpdateWebhookEndpointDto,
   WebhookEndpointDto,
-  WebhookEndpointPageDto,
   WebhookEndpointSecretDto,
 } from './webhook-endpoints.dto';
 import { WebhookUrlNotAllowedError } from './webhook-endpoints.errors';
@@ -78,7 +77,8 @@ export class WebhookEndpointsService {
     return toDto(await this.find(id));
   }
 
-  async list(query: ListWebhookEndpointsQueryDto): Promise<WebhookEndpointPageDto> {
+  /** A page of endpoints (the controller declares it a WebhookEndpointPageDto). */
+  async list(query: ListWebhookEndpointsQueryDto) {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.endpoints.list({ status: query.status }, { limit: limit + 1, after: afterCursor(query.cursor) });
     return toPage(rows, limit, positionOf, toDto);
