@@ -5,13 +5,7 @@ import { keysetListStatements, type ListFilter } from '../database/list-queries'
 import { namedParameters, parameterValues } from '../database/named-parameters';
 import { PrismaService } from '../database/prisma.service';
 import { column, sqlStatement } from '../database/sql-statement';
-import {
-  LINK_HELD,
-  linkedInsertValues,
-  OPERATION_LINK,
-  storedRow,
-  type OperationLink,
-} from '../provider-operations/operation-tables';
+import { LINK_HELD, linkedInsertValues, OPERATION_LINK, storedRow, type OperationLink } from '../provider-operations/operation-tables';
 import { resolveProviderOperation, type ManualDecision } from '../provider-operations/resolve-provider-operation';
 import {
   CARD_OPERATION_KINDS,
