@@ -3,18 +3,21 @@
 // earlier runs (its cache); a fresh clone has none, and jest falls back to file size, which put
 // some of the longest files (a build, a child service) among the last. Here a file jest has no
 // record of takes its duration from test/support/test-durations.json (seconds, recorded from one
-// `npm test` run by test/support/record-test-durations.js); a file in neither runs first.
+// `npm test` run by test/support/record-test-durations.js). A file in neither counts as the median
+// recorded file (jest would run it before every file with a duration, the longest included).
 const { readFileSync } = require('node:fs');
 const { join, relative } = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
 const recorded = JSON.parse(readFileSync(join(__dirname, 'test-durations.json'), 'utf8'));
+const sorted = Object.values(recorded).sort((a, b) => a - b);
+const median = sorted.length ? sorted[Math.floor(sorted.length / 2)] : undefined;
 
 class LongestFirstSequencer extends Sequencer {
   time(test) {
     const cached = super.time(test);
     if (cached != null) return cached;
-    const seconds = recorded[relative(test.context.config.rootDir, test.path).split('\\').join('/')];
+    const seconds = recorded[relative(test.context.config.rootDir, test.path).split('\\').join('/')] ?? median;
     return seconds == null ? undefined : seconds * 1000;
   }
 }
