@@ -11,18 +11,11 @@ import { parameterValues } from '../database/named-parameters';
 import { sqlStatement } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
 import type { DistributionKind as DbDistributionKind, DistributionStatus as DbDistributionStatus } from '../generated/prisma/enums';
-import {
-  LINK_HELD,
-  linkedInsertValues,
-  OPERATION_LINK,
-  registerOperationTable,
-  storedRow,
-  type OperationLink,
-} from '../provider-operations/operation-tables';
+import { LINK_HELD, linkedInsertValues, OPERATION_LINK, storedRow, type OperationLink } from '../provider-operations/operation-tables';
 import { resolveProviderOperation, type ManualDecision } from '../provider-operations/resolve-provider-operation';
+import { DISTRIBUTIONS_TABLE } from './distributions.table';
 import { DISTRIBUTION_ROW, NEW_DISTRIBUTION, newDistributionValues, STORED_DISTRIBUTION_ROW } from './distributions.rows';
 import {
-  MANUAL_DISTRIBUTION_OUTCOMES,
   type ManualDistributionOutcome,
   type DistributionFilter,
   type DistributionKind,
@@ -38,16 +31,8 @@ export type DistributionEnumsMatch = [
   Proven<SameValues<DistributionStatus, DbDistributionStatus>>,
 ];
 
-/** The resource type of a distribution on its idempotency record. */
-export const DISTRIBUTION_RESOURCE = 'distribution';
-
-/** Distributions follow the provider-operation lifecycle: swept when interrupted, decided by a person when UNKNOWN. */
-export const DISTRIBUTIONS_TABLE = registerOperationTable({
-  table: 'distributions',
-  statusType: 'DistributionStatus',
-  manualOutcomes: MANUAL_DISTRIBUTION_OUTCOMES,
-  resolutionAudit: { action: 'distribution.resolved', resourceType: 'distribution' },
-});
+/** Distributions follow the provider-operation lifecycle: declared once, in distributions.table.ts. */
+export { DISTRIBUTION_RESOURCE, DISTRIBUTIONS_TABLE } from './distributions.table';
 
 /** The SQL of DistributionsRepository, written out (listed in src/queries/distributions.repository.sql). */
 const repository = 'distributions.repository';
