@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
-import { PrismaService, type TransactionRun } from '../database/prisma.service';
+import { Database, type TransactionRun } from '../database/database';
 import { ReplicaReads } from '../database/replica-reads.service';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditEventRecord, type AuditFilter, type NewAuditEvent } from './audit.types';
@@ -74,12 +74,12 @@ export async function appendAuditEvent(run: TransactionRun, event: NewAuditEvent
 @Injectable()
 export class AuditRepository {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly financeReads: ReplicaReads,
   ) {}
 
   async append(event: NewAuditEvent): Promise<AuditEventRecord> {
-    const [row] = await this.prisma.run(APPEND, appendValues(event));
+    const [row] = await this.database.run(APPEND, appendValues(event));
     return toRecord(row);
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { PageRequest } from '../common/pagination';
 import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { ReplicaReads } from '../database/replica-reads.service';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { PURGE_STATEMENT_TIMEOUT_MS } from '../database/transaction-limits';
@@ -88,7 +88,7 @@ const PURGE_REJECTED = sqlStatement(
 @Injectable()
 export class CallbacksRepository {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly financeReads: ReplicaReads,
     @Inject(ORDER_CALLBACKS) private readonly orders: OrderCallbacks,
   ) {}
@@ -98,7 +98,7 @@ export class CallbacksRepository {
    * order locked: a callback is never stored without its effect, nor applied without its record.
    */
   async storeAndApply(incoming: IncomingCallback): Promise<StoredCallback> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const order = incoming.verified ? await this.orders.lockForCallback(run, incoming.verified.orderId) : undefined;
       const decision = decideCallback(order?.status, incoming.verified?.outcome);
       const {
@@ -139,7 +139,7 @@ export class CallbacksRepository {
    * Callbacks that reached an order are never purged: they are the order's evidence.
    */
   async tryPurgeRejectedAsLeader(olderThanDays: number, batchSize: number): Promise<{ leader: boolean; purged: number }> {
-    return this.prisma.inTransaction(
+    return this.database.inTransaction(
       async (run) => {
         if (!(await tryTransactionLock(run, ADVISORY_LOCKS.rejectedCallbackPurge))) return { leader: false, purged: 0 };
         return { leader: true, purged: (await run(PURGE_REJECTED, [olderThanDays, batchSize])).count };

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { NewAuditEvent } from '../audit/audit.types';
 import { keysetListStatements, type ListFilter } from '../database/list-queries';
 import { namedParameters, parameterValues } from '../database/named-parameters';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 import { LINK_HELD, linkedInsertValues, OPERATION_LINK, storedRow, type OperationLink } from '../provider-operations/operation-tables';
 import { resolveProviderOperation, type ManualDecision } from '../provider-operations/resolve-provider-operation';
@@ -226,7 +226,7 @@ const operationAndCard = (row: Parameters<typeof OPERATION_PART.read>[0] & Param
 /** Card operations and what their completions do to the cards; never a full card number or a CVV (kept out of every argument). */
 @Injectable()
 export class CardOperationsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Stored before the provider is asked: whatever happens next, the operation is visible. With
@@ -235,7 +235,7 @@ export class CardOperationsRepository {
    * retry holds the record already).
    */
   async startOperation(operation: NewCardOperation, link?: OperationLink): Promise<CardOperationRecord> {
-    const rows = await this.prisma.run(OPERATION_START, [
+    const rows = await this.database.run(OPERATION_START, [
       ...linkedInsertValues(randomUUID(), link),
       ...parameterValues(NEW_OPERATION, { ...operation, amount: operation.amount ?? null, currency: operation.currency ?? null }),
     ]);
@@ -244,7 +244,7 @@ export class CardOperationsRepository {
 
   /** Completes an operation that changes nothing on the card row (a failure, a read). */
   async completeOperation(id: string, outcome: OperationOutcome): Promise<CardOperationRecord> {
-    const [row] = await this.prisma.run(OPERATION_COMPLETE, parameterValues(OUTCOME, { operationId: id, ...outcomeValues(outcome) }));
+    const [row] = await this.database.run(OPERATION_COMPLETE, parameterValues(OUTCOME, { operationId: id, ...outcomeValues(outcome) }));
     if (!row) throw new Error(`card operation ${id} vanished`);
     return OPERATION_ROW.read(row);
   }
@@ -256,7 +256,7 @@ export class CardOperationsRepository {
     outcome: OperationOutcome & { status: 'SUCCEEDED' },
   ): Promise<OperationAndCard> {
     const values = parameterValues(CREATION, { operationId, ...card, ...outcomeValues(outcome) });
-    const [row] = await this.prisma.run(CARD_CREATION_COMPLETE, values);
+    const [row] = await this.database.run(CARD_CREATION_COMPLETE, values);
     if (!row) throw new Error(`card operation ${operationId} vanished`);
     return operationAndCard(row);
   }
@@ -271,7 +271,7 @@ export class CardOperationsRepository {
     outcome: OperationOutcome & { status: 'SUCCEEDED' },
     change: { status?: CardStatus; balance?: string | null },
   ): Promise<OperationAndCard> {
-    const [row] = await this.prisma.run(
+    const [row] = await this.database.run(
       CARD_OPERATION_COMPLETE,
       parameterValues(CARD_CHANGE, {
         operationId,
@@ -299,7 +299,7 @@ export class CardOperationsRepository {
       expiry: refresh.expiry || null,
       providerResponse: JSON.stringify(providerResponse ?? null),
     });
-    const row = await this.prisma.inTransaction(async (run) => {
+    const row = await this.database.inTransaction(async (run) => {
       await run(CARD_LOCK, [cardId]);
       return (await run(CARD_SYNC_COMPLETE, values)).rows[0];
     });
@@ -308,7 +308,7 @@ export class CardOperationsRepository {
   }
 
   async findOperation(id: string): Promise<CardOperationRecord | undefined> {
-    const [row] = await this.prisma.run(OPERATION_FIND, [id]);
+    const [row] = await this.database.run(OPERATION_FIND, [id]);
     return row && OPERATION_ROW.read(row);
   }
 
@@ -325,7 +325,7 @@ export class CardOperationsRepository {
     const { cardStatus } = resolution;
     const values = cardStatus && parameterValues(RESOLUTION, { operationId: id, cardStatus, balance: null, expiry: null });
     const moved = await resolveProviderOperation(
-      this.prisma,
+      this.database,
       CARD_OPERATIONS_TABLE,
       id,
       resolution,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { keysetListStatements, type ListFilter } from '../database/list-queries';
 import { namedParameters, parameterValues } from '../database/named-parameters';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
 import type { CardUserFilter, CardUserRecord, CardUserRefresh, NewCardUser } from './card.types';
@@ -87,12 +87,12 @@ export const CARD_USER_LIST = keysetListStatements({
  */
 @Injectable()
 export class CardUsersRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** undefined when the provider's user_id or reference is already stored (unique violation). */
   async createCardUser(user: NewCardUser): Promise<CardUserRecord | undefined> {
     try {
-      const [row] = await this.prisma.run(CARD_USER_INSERT, parameterValues(NEW_CARD_USER, user));
+      const [row] = await this.database.run(CARD_USER_INSERT, parameterValues(NEW_CARD_USER, user));
       return CARD_USER_ROW.read(row);
     } catch (error) {
       if (isUniqueViolation(error)) return undefined;
@@ -101,13 +101,13 @@ export class CardUsersRepository {
   }
 
   async findCardUser(id: string): Promise<CardUserRecord | undefined> {
-    const [row] = await this.prisma.run(CARD_USER_FIND, [id]);
+    const [row] = await this.database.run(CARD_USER_FIND, [id]);
     return row && CARD_USER_ROW.read(row);
   }
 
   /** Merges what the provider said of the user into what we store. */
   async refreshCardUser(id: string, refresh: CardUserRefresh): Promise<CardUserRecord> {
-    const [row] = await this.prisma.run(CARD_USER_REFRESH, [
+    const [row] = await this.database.run(CARD_USER_REFRESH, [
       id,
       refresh.firstName || null,
       refresh.lastName || null,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { keysetListStatements, type ListFilter } from '../database/list-queries';
 import { namedParameters, parameterValues } from '../database/named-parameters';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 import type { CardFilter, CardRecord, CardRefresh } from './card.types';
 import { CARD_CHANGE_PARAMETERS, CARD_ROW, cardChangeSet } from './cards.rows';
@@ -64,15 +64,15 @@ const CARD_REFRESH = sqlStatement(
  */
 @Injectable()
 export class CardsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   async findCard(id: string): Promise<CardRecord | undefined> {
-    const [row] = await this.prisma.run(CARD_FIND, [id]);
+    const [row] = await this.database.run(CARD_FIND, [id]);
     return row && CARD_ROW.read(row);
   }
 
   async cardsOfUser(cardUserId: string): Promise<CardRecord[]> {
-    return (await this.prisma.run(CARDS_OF_USER, [cardUserId])).map(CARD_ROW.read);
+    return (await this.database.run(CARDS_OF_USER, [cardUserId])).map(CARD_ROW.read);
   }
 
   /**
@@ -86,7 +86,7 @@ export class CardsRepository {
       balance: refresh.balance ?? null,
       expiry: refresh.expiry || null,
     });
-    const [row] = await this.prisma.run(CARD_REFRESH, values);
+    const [row] = await this.database.run(CARD_REFRESH, values);
     if (!row) throw new Error(`card ${id} vanished`);
     return CARD_ROW.read(row);
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 import { CURRENT_MINUTE, leftTheWindow, usedAt } from '../provider/agent-budget-window';
 
@@ -76,10 +76,10 @@ export interface CustomerShares {
 /** Customers' own limits (customer_limits) and what the provider budget counted for them. */
 @Injectable()
 export class CustomerLimitsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   async find(subject: string): Promise<{ override: number | null; usedInLastHour: number }> {
-    const [row] = await this.prisma.run(FIND, [subject]);
+    const [row] = await this.database.run(FIND, [subject]);
     return row;
   }
 
@@ -88,7 +88,7 @@ export class CustomerLimitsRepository {
     change: { subject: string; callsPerHour: number; note: string; setBy: string },
     audit: (previous: number | null) => NewAuditEvent,
   ): Promise<void> {
-    await this.prisma.inTransaction(async (run) => {
+    await this.database.inTransaction(async (run) => {
       const [row] = (await run(UPSERT, [change.subject, change.callsPerHour, change.note, change.setBy])).rows;
       await appendAuditEvent(run, audit(row.previous));
     });
@@ -96,7 +96,7 @@ export class CustomerLimitsRepository {
 
   /** Removes the override with its audit event; false (and no event) when there was none. */
   async clear(subject: string, audit: (previous: number) => NewAuditEvent): Promise<boolean> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const [row] = (await run(DELETE, [subject])).rows;
       if (!row) return false;
       await appendAuditEvent(run, audit(row.previous));
@@ -105,7 +105,7 @@ export class CustomerLimitsRepository {
   }
 
   async shares(defaultLimit: number): Promise<CustomerShares> {
-    const [row] = await this.prisma.run(SHARES, [defaultLimit]);
+    const [row] = await this.database.run(SHARES, [defaultLimit]);
     return row;
   }
 }

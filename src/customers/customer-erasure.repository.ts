@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import type { BlockingOperation, CustomerFootprint, ErasureCounts, ErasureRecord } from './customer-erasure.types';
 
@@ -198,17 +198,17 @@ const toRecord = (row: RowOf<typeof ERASURE_COLUMNS>): ErasureRecord => ({
 /** The erasures, what blocks one, where a customer's data is, and the records' own columns. */
 @Injectable()
 export class CustomerErasureRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   async blockingOperations(subject: string): Promise<BlockingOperation[]> {
-    return this.prisma.run(BLOCKING, [subject]);
+    return this.database.run(BLOCKING, [subject]);
   }
 
   async request(
     erasure: { id: string; subject: string; requestedBy: string; note: string; requestId: string | null },
     leaseSeconds: number,
   ) {
-    const [row] = await this.prisma.run(INSERT, [
+    const [row] = await this.database.run(INSERT, [
       erasure.id,
       erasure.subject,
       erasure.requestedBy,
@@ -220,26 +220,26 @@ export class CustomerErasureRepository {
   }
 
   async latest(subject: string): Promise<ErasureRecord | undefined> {
-    const [row] = await this.prisma.run(LATEST, [subject]);
+    const [row] = await this.database.run(LATEST, [subject]);
     return row && toRecord(row);
   }
 
   async takeOverLapsed(leaseSeconds: number): Promise<ErasureRecord | undefined> {
-    const [row] = await this.prisma.run(TAKE_OVER, [leaseSeconds]);
+    const [row] = await this.database.run(TAKE_OVER, [leaseSeconds]);
     return row && toRecord(row);
   }
 
   async renewLease(id: string, leaseSeconds: number): Promise<void> {
-    await this.prisma.runCounted(RENEW, [id, leaseSeconds]);
+    await this.database.runCounted(RENEW, [id, leaseSeconds]);
   }
 
   /** The customer's rows and the personal values they hold (the identity numbers still sealed). */
   async footprint(subject: string): Promise<CustomerFootprint> {
-    const orders = await this.prisma.run(ORDERS_OF, [subject]);
-    const cardUsers = await this.prisma.run(CARD_USERS_OF, [subject]);
-    const links = await this.prisma.run(WALLET_LINKS_OF, [subject]);
+    const orders = await this.database.run(ORDERS_OF, [subject]);
+    const cardUsers = await this.database.run(CARD_USERS_OF, [subject]);
+    const links = await this.database.run(WALLET_LINKS_OF, [subject]);
     const matricules = links.flatMap((link) => (link.matricule === null ? [] : [link.matricule]));
-    const distributions = matricules.length ? await this.prisma.run(DISTRIBUTIONS_PAYING, [matricules]) : [];
+    const distributions = matricules.length ? await this.database.run(DISTRIBUTIONS_PAYING, [matricules]) : [];
     return {
       orderIds: orders.map((order) => order.id),
       cardUserIds: cardUsers.map((user) => user.id),
@@ -278,7 +278,7 @@ export class CustomerErasureRepository {
     bodyCounts: ErasureCounts,
     audit: (counts: ErasureCounts) => NewAuditEvent,
   ): Promise<ErasureRecord | undefined> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const counts: ErasureCounts = {
         ...bodyCounts,
         orders: (await run(MARK_ORDERS, [erasure.subject, erasure.mark])).count,

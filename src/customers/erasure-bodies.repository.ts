@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement, type SqlStatement } from '../database/sql-statement';
 
 const repository = 'erasure-bodies.repository';
@@ -270,16 +270,16 @@ export type BodyRow = Record<string, string | null> & { id: string };
 /** Pages through a body table's rows of one customer and writes back the rows that changed. */
 @Injectable()
 export class ErasureBodiesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   async page(table: BodyTable, scope: unknown[], after: string, limit: number): Promise<BodyRow[]> {
-    return (await this.prisma.run(table.select, [...scope, after, limit])) as BodyRow[];
+    return (await this.database.run(table.select, [...scope, after, limit])) as BodyRow[];
   }
 
   /** One statement for the changed rows of a page (each row: its id, then its columns in order). */
   async write(table: BodyTable, rows: readonly BodyRow[]): Promise<void> {
     if (rows.length === 0) return;
     const arrays = [rows.map((row) => row.id), ...table.columns.map(({ name }) => rows.map((row) => row[name] ?? null))];
-    await this.prisma.runCounted(table.update, arrays);
+    await this.database.runCounted(table.update, arrays);
   }
 }

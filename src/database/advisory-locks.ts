@@ -1,4 +1,4 @@
-import type { TransactionRun } from './prisma.service';
+import type { TransactionRun } from './database';
 import { column, sqlStatement } from './sql-statement';
 
 /**

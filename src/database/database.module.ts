@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { PrismaService } from './prisma.service';
+import { Database } from './database';
 import { ReplicaReads } from './replica-reads.service';
 
-/** PrismaService (the primary) and ReplicaReads (the finance reads) for the repositories of the modules that import it. */
-@Module({ providers: [PrismaService, ReplicaReads], exports: [PrismaService, ReplicaReads] })
+/** Database (the primary) and ReplicaReads (the finance reads) for the repositories of the modules that import it. */
+@Module({ providers: [Database, ReplicaReads], exports: [Database, ReplicaReads] })
 export class DatabaseModule {}

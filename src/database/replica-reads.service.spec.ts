@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigService } from '@nestjs/config';
 import pino from 'pino';
 import type { AppConfig } from '../config/app-config';
-import type { PrismaService } from './prisma.service';
+import type { Database } from './database';
 import { PRIMARY_WAL_POSITION } from './replica-positions';
 import { ReplicaReads } from './replica-reads.service';
 import { column, sqlStatement, type SqlStatement } from './sql-statement';
@@ -19,10 +19,10 @@ function fakePrimary() {
       return Promise.resolve(statement === PRIMARY_WAL_POSITION ? [{ lsn: '0/3000000' }] : [{ one: 1 }]);
     },
   };
-  return { primary: primary as unknown as PrismaService, sent };
+  return { primary: primary as unknown as Database, sent };
 }
 
-const readsWith = (primary: PrismaService, databaseReplica: AppConfig['databaseReplica']) =>
+const readsWith = (primary: Database, databaseReplica: AppConfig['databaseReplica']) =>
   new ReplicaReads(primary, new ConfigService<AppConfig, true>({ databaseReplica }), pino({ level: 'silent' }));
 
 describe('ReplicaReads', () => {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import type { ReplicaSettings } from '../config/replica-config';
 import { APP_LOGGER } from '../logging/logging.module';
-import { DATABASE_POOL_SIZE, PrismaService } from './prisma.service';
+import { DATABASE_POOL_SIZE, Database } from './database';
 import { reportStatementsTo, type StatementListener } from './statement-listeners';
 import { lsnValue, PrimaryPositions, replicaStatusAt, type ReplicaStatus } from './replica-lag';
 import { PRIMARY_WAL_POSITION, STANDBY_REPLAY_POSITION } from './replica-positions';
@@ -29,7 +29,7 @@ type LastCheck = { reachable: false } | { reachable: true; freshAsOf: number | u
 /**
  * The finance and reporting reads (DATABASE_REPLICA_URL, docs/adr/0011-finance-reads-on-a-replica.md):
  * a repository sends a finance read through `run` (or a list through `runFor` with its reader)
- * instead of PrismaService#run. It runs on the streaming standby while the last background check
+ * instead of Database#run. It runs on the streaming standby while the last background check
  * found it at most DATABASE_REPLICA_MAX_LAG_SECONDS stale (replica-lag.ts), else on the primary; a
  * read that fails on the standby is sent again to the primary. Without a replica (the embedded
  * database, or none configured) every read is the primary's.
@@ -46,7 +46,7 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
   private lastState?: ReplicaStatus['state'];
 
   constructor(
-    private readonly primary: PrismaService,
+    private readonly primary: Database,
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
@@ -96,7 +96,7 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
     return reader === 'finance' ? this.run(statement, values) : this.primary.run(statement, values);
   }
 
-  /** Sees every statement sent to the replica (PrismaService#observeStatements sees the primary's); returns the unsubscribe. */
+  /** Sees every statement sent to the replica (Database#observeStatements sees the primary's); returns the unsubscribe. */
   observeStatements(listener: StatementListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -166,7 +166,7 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private instrument(client: PoolClient): void {
-    // As PrismaService's: a connection that breaks while checked out fails its statement (the read
+    // As Database's: a connection that breaks while checked out fails its statement (the read
     // then goes to the primary); pg also emits the error on the client, which must not end the process.
     client.on('error', () => undefined);
     reportStatementsTo(client, this.listeners);

@@ -4,7 +4,7 @@ import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { ReplicaReads } from '../database/replica-reads.service';
 import type { Proven, SameValues } from '../database/same-values';
 import { parameterValues } from '../database/named-parameters';
@@ -125,7 +125,7 @@ const LIST = keysetListStatements({
 @Injectable()
 export class DistributionsRepository {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly financeReads: ReplicaReads,
   ) {}
 
@@ -138,7 +138,7 @@ export class DistributionsRepository {
    */
   async createPending(distribution: NewDistribution, link?: OperationLink): Promise<DistributionRecord | undefined> {
     try {
-      const rows = await this.prisma.run(CREATE_PENDING, [
+      const rows = await this.database.run(CREATE_PENDING, [
         ...linkedInsertValues(randomUUID(), link),
         ...parameterValues(NEW_DISTRIBUTION, newDistributionValues(distribution)),
       ]);
@@ -150,7 +150,7 @@ export class DistributionsRepository {
   }
 
   async findByPaymentId(paymentId: string): Promise<DistributionRecord | undefined> {
-    const [row] = await this.prisma.run(FIND_BY_PAYMENT_ID, [paymentId]);
+    const [row] = await this.database.run(FIND_BY_PAYMENT_ID, [paymentId]);
     return row && DISTRIBUTION_ROW.read(row);
   }
 
@@ -163,7 +163,7 @@ export class DistributionsRepository {
       outcome.status === 'ACCEPTED' ? null : outcome.failureReason,
       outcome.providerResponse === undefined || outcome.providerResponse === null ? null : JSON.stringify(outcome.providerResponse),
     ];
-    const row = await this.prisma.inTransaction(async (run) => {
+    const row = await this.database.inTransaction(async (run) => {
       if (audit) await appendAuditEvent(run, audit);
       return (await run(RECORD_OUTCOME, values)).rows[0];
     });
@@ -173,11 +173,11 @@ export class DistributionsRepository {
 
   /** Removes a PENDING distribution that provably never reached the provider, freeing its paymentId. */
   async deletePending(id: string): Promise<void> {
-    await this.prisma.run(DELETE_PENDING, [id]);
+    await this.database.run(DELETE_PENDING, [id]);
   }
 
   async findById(id: string): Promise<DistributionRecord | undefined> {
-    const [row] = await this.prisma.run(FIND_BY_ID, [id]);
+    const [row] = await this.database.run(FIND_BY_ID, [id]);
     return row && DISTRIBUTION_ROW.read(row);
   }
 
@@ -196,7 +196,7 @@ export class DistributionsRepository {
     resolution: ManualDecision<ManualDistributionOutcome>,
     audit: NewAuditEvent,
   ): Promise<DistributionRecord | undefined> {
-    const moved = await resolveProviderOperation(this.prisma, DISTRIBUTIONS_TABLE, id, resolution, audit);
+    const moved = await resolveProviderOperation(this.database, DISTRIBUTIONS_TABLE, id, resolution, audit);
     return moved ? this.findById(id) : undefined;
   }
 }

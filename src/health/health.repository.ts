@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 
 /** The SQL of HealthRepository, written out (listed in src/queries/health.repository.sql): readiness is probed all day long. */
@@ -25,15 +25,15 @@ const APPLIED_MIGRATIONS = sqlStatement(
 
 @Injectable()
 export class HealthRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   async ping(): Promise<void> {
-    await this.prisma.run(PING, []);
+    await this.database.run(PING, []);
   }
 
   /** Names of the migrations recorded as finished (and not rolled back) in _prisma_migrations. */
   async appliedMigrationNames(): Promise<string[]> {
-    const rows = await this.prisma.run(APPLIED_MIGRATIONS, []);
+    const rows = await this.database.run(APPLIED_MIGRATIONS, []);
     return rows.map((r) => r.name);
   }
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { admitConnections, type ConnectionAdmission } from '../common/connection-admission';
 import { connectionCap, fileDescriptorLimit } from '../common/connection-limits';
 import type { AppConfig } from '../config/app-config';
-import { DATABASE_POOL_SIZE } from '../database/prisma.service';
+import { DATABASE_POOL_SIZE } from '../database/database';
 
 /** Refusals and evictions are logged at most once per this interval each, with their count. */
 const LOG_INTERVAL_MS = 10_000;

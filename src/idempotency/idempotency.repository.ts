@@ -1,7 +1,7 @@
 import { PURGE_STATEMENT_TIMEOUT_MS } from '../database/transaction-limits';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type TransactionRun } from '../database/prisma.service';
+import { Database, type TransactionRun } from '../database/database';
 import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { IdempotencyInProgressError } from './idempotency.errors';
@@ -262,7 +262,7 @@ function fromRow(row: RowOf<typeof RECORD_COLUMNS>): IdempotencyRecord {
  */
 @Injectable()
 export class IdempotencyRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Claims (userId, scope, key) for a new request, or returns the live record holding it. An
@@ -270,7 +270,7 @@ export class IdempotencyRepository {
    * expired key is reusable whether or not the purge already ran.
    */
   async insertOrGet(input: NewIdempotencyRecord): Promise<InsertOutcome> {
-    const inserted = await this.prisma.run(CLAIM, [
+    const inserted = await this.database.run(CLAIM, [
       randomUUID(),
       input.userId,
       input.scope,
@@ -285,7 +285,7 @@ export class IdempotencyRepository {
 
   /** The live (not expired) record of a key, if any. */
   async find(userId: string, scope: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const [row] = await this.prisma.run(FIND, [userId, scope, key]);
+    const [row] = await this.database.run(FIND, [userId, scope, key]);
     return row && fromRow(row);
   }
 
@@ -297,13 +297,13 @@ export class IdempotencyRepository {
    * fails itself (the claim comes first).
    */
   async claimLapsed(record: Pick<IdempotencyRecord, 'id' | 'resourceId'>, leaseMs: number): Promise<IdempotencyRecord | undefined> {
-    const [row] = await this.prisma.run(CLAIM_LAPSED, [record.id, randomUUID(), leaseMs / 1000, record.resourceId]);
+    const [row] = await this.database.run(CLAIM_LAPSED, [record.id, randomUUID(), leaseMs / 1000, record.resourceId]);
     return row && fromRow(row);
   }
 
   /** Extends the lease of a request still running. False when the record is no longer this request's. */
   async renewLease(record: Pick<IdempotencyRecord, 'id'>, leaseMs: number): Promise<boolean> {
-    const { count: renewed } = await this.prisma.runCounted(RENEW_LEASE, [record.id, leaseMs / 1000]);
+    const { count: renewed } = await this.database.runCounted(RENEW_LEASE, [record.id, leaseMs / 1000]);
     return renewed === 1;
   }
 
@@ -312,13 +312,13 @@ export class IdempotencyRepository {
    * this request's (it expired and was taken over or purged meanwhile): the answer is then not kept.
    */
   async complete(record: Pick<IdempotencyRecord, 'id'>, status: number, body: unknown): Promise<boolean> {
-    const { count: updated } = await this.prisma.runCounted(COMPLETE, [record.id, status, JSON.stringify(body ?? null)]);
+    const { count: updated } = await this.database.runCounted(COMPLETE, [record.id, status, JSON.stringify(body ?? null)]);
     return updated === 1;
   }
 
   /** Frees the key of a request that never started executing, so that a corrected retry can run. */
   async release(record: Pick<IdempotencyRecord, 'id'>): Promise<void> {
-    await this.prisma.run(RELEASE, [record.id]);
+    await this.database.run(RELEASE, [record.id]);
   }
 
   /**
@@ -327,7 +327,7 @@ export class IdempotencyRepository {
    * that one of them is already doing.
    */
   async tryPurgeAsLeader(): Promise<{ leader: boolean; purged: number }> {
-    return this.prisma.inTransaction(
+    return this.database.inTransaction(
       async (run) => {
         if (!(await tryTransactionLock(run, ADVISORY_LOCKS.idempotencyPurge))) return { leader: false, purged: 0 };
         return { leader: true, purged: (await run(PURGE, [])).count };

@@ -7,7 +7,7 @@
 import { ConfigService } from '@nestjs/config';
 import { SecretBox } from '../common/secret-box';
 import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent, type AppConfig } from '../config/app-config';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { reencryptionReport, reencryptSealedValues } from './reencrypt-sealed-values';
 import { SealedValuesRepository } from './sealed-values.repository';
 
@@ -36,14 +36,14 @@ async function main() {
     process.exit(2);
   }
   const box = new SecretBox(config.dataEncryptionKey, config.dataEncryptionPreviousKeys);
-  const prisma = new PrismaService(new ConfigService<AppConfig, true>(config));
+  const database = new Database(new ConfigService<AppConfig, true>(config));
   try {
-    const results = await reencryptSealedValues(new SealedValuesRepository(prisma), box, { batchSize });
+    const results = await reencryptSealedValues(new SealedValuesRepository(database), box, { batchSize });
     const report = reencryptionReport(results, box.currentKeyId);
     process.stdout.write(`${report.lines.join('\n')}\n`);
     process.exitCode = report.unreadable > 0 ? 1 : 0;
   } finally {
-    await prisma.onApplicationShutdown();
+    await database.onApplicationShutdown();
   }
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 
 /** The SQL of SealedValuesRepository, written out (listed in src/queries/sealed-values.repository.sql). */
@@ -129,17 +129,17 @@ export type SealedColumnName = SealedColumn['name'];
 /** The sealed values of the database, for `npm run keys:reencrypt`: read page by page, written back by compare-and-set. */
 @Injectable()
 export class SealedValuesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** Up to `limit` values of `sealedColumn` not sealed under `currentPrefix`, after `afterKey`, in key order. */
   async batch(sealedColumn: SealedColumn, currentPrefix: string, afterKey: string | undefined, limit: number): Promise<SealedValue[]> {
-    return this.prisma.run(sealedColumn.batch, [currentPrefix, afterKey ?? null, limit]);
+    return this.database.run(sealedColumn.batch, [currentPrefix, afterKey ?? null, limit]);
   }
 
   /** Writes each new text where the row still holds the old one; answers how many were written. */
   async reseal(sealedColumn: SealedColumn, values: readonly ResealedValue[]): Promise<number> {
     if (values.length === 0) return 0;
-    const rows = await this.prisma.run(sealedColumn.reseal, [
+    const rows = await this.database.run(sealedColumn.reseal, [
       values.map((value) => value.key),
       values.map((value) => value.sealed),
       values.map((value) => value.resealed),

@@ -1,4 +1,4 @@
-import type { TransactionRun } from '../database/prisma.service';
+import type { TransactionRun } from '../database/database';
 import type { CallbackTransition, OrderRecord, OrderStatusEvent } from './order.types';
 
 /**

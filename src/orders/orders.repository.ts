@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type TransactionRun } from '../database/prisma.service';
+import { Database, type TransactionRun } from '../database/database';
 import { idempotencyLinkValues, type IdempotencyClaim } from '../idempotency/idempotency.repository';
 import { IdempotencyInProgressError } from '../idempotency/idempotency.errors';
 import { appendAuditEvent } from '../audit/audit.repository';
@@ -69,7 +69,7 @@ export { ORDER_RESOURCE };
  */
 @Injectable()
 export class OrdersRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * One round trip before the pay-in: the order (marked as handed to the provider), its history
@@ -89,7 +89,7 @@ export class OrdersRepository {
       ...idempotencyLinkValues(claim, { type: ORDER_RESOURCE, id }),
       ...budgetSlotValues(slot),
     ];
-    const [row] = await this.prisma.run(CREATE_ORDER, values);
+    const [row] = await this.database.run(CREATE_ORDER, values);
     if (row.customerRefused) throw customerLimitReached(row);
     if (!orderWasCreated(row)) throw new IdempotencyInProgressError();
     const event = eventOf(id, row, null, 'PENDING', 'created');
@@ -125,7 +125,7 @@ export class OrdersRepository {
       answerTextBeforeUpdatedAt: answer?.textBeforeUpdatedAt ?? null,
       answerTextAfterUpdatedAt: answer?.textAfterUpdatedAt ?? null,
     });
-    const [row] = await this.prisma.run(RECORD_SUBMISSION, values);
+    const [row] = await this.database.run(RECORD_SUBMISSION, values);
     if (!row) throw new Error(`order ${orderId} vanished`);
     return {
       // The columns no write changes after the creation are as stored; the others as the statement left them.
@@ -170,7 +170,7 @@ export class OrdersRepository {
    * between the call and the write) become UNKNOWN. One statement (SWEEP_ORDERS).
    */
   async sweep(expiryMinutes: number, stalePendingSeconds: number): Promise<OrderStatusEvent[] | undefined> {
-    const rows = await this.prisma.run(SWEEP_ORDERS, [
+    const rows = await this.database.run(SWEEP_ORDERS, [
       ADVISORY_LOCKS.orderSweep,
       expiryMinutes,
       `No callback within ${expiryMinutes} minutes`,
@@ -186,17 +186,17 @@ export class OrdersRepository {
   }
 
   async countByStatus(): Promise<{ status: OrderStatus; count: number }[]> {
-    return this.prisma.run(COUNT_BY_STATUS, []);
+    return this.database.run(COUNT_BY_STATUS, []);
   }
 
   async findById(id: string): Promise<OrderRecord | undefined> {
-    const [row] = await this.prisma.run(FIND_ORDER, [id]);
+    const [row] = await this.database.run(FIND_ORDER, [id]);
     return row && ORDER_ROW.read(row);
   }
 
   /** The order with its history and callbacks, in one statement; undefined when it does not exist or `ownerId` does not own it. */
   async findDetail(id: string, ownerId: string | undefined): Promise<OrderDetailRecord | undefined> {
-    const [row] = await this.prisma.run(FIND_ORDER_DETAIL, [id, ownerId ?? null]);
+    const [row] = await this.database.run(FIND_ORDER_DETAIL, [id, ownerId ?? null]);
     if (!row) return undefined;
     const { history, callbacks } = row;
     return {
@@ -207,7 +207,7 @@ export class OrdersRepository {
   }
 
   async history(orderId: string): Promise<StatusChangeRecord[]> {
-    return (await this.prisma.run(ORDER_HISTORY, [orderId])).map(STATUS_CHANGE_ROW.read);
+    return (await this.database.run(ORDER_HISTORY, [orderId])).map(STATUS_CHANGE_ROW.read);
   }
 
   /**
@@ -220,7 +220,7 @@ export class OrdersRepository {
     if (positions.length === 0) return [];
     const orderIds = positions.map((p) => p.orderId);
     const afterIds = positions.map((p) => p.afterChangeId.toString());
-    return (await this.prisma.run(CHANGES_AFTER, [orderIds, afterIds])).map(STATUS_CHANGE_ROW.read);
+    return (await this.database.run(CHANGES_AFTER, [orderIds, afterIds])).map(STATUS_CHANGE_ROW.read);
   }
 
   /**
@@ -235,7 +235,7 @@ export class OrdersRepository {
     by: ManualActor,
     audit: NewAuditEvent,
   ): Promise<ManualOrderChange | undefined> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const [current] = (await run(LOCK_ORDER, [orderId])).rows;
       if (!current) return undefined;
       const failureReason = outcome === 'FAILED' ? 'Decided FAILED by a person after checking with the provider (manual resolution)' : null;
@@ -251,7 +251,7 @@ export class OrdersRepository {
 
   /** Clears `needsReview` (guarded: only a flagged order moves), with its history entry and audit event. */
   async clearReview(orderId: string, by: ManualActor, audit: NewAuditEvent): Promise<ManualOrderChange | undefined> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const [current] = (await run(LOCK_ORDER, [orderId])).rows;
       if (!current) return undefined;
       const [cleared] = (await run(CLEAR_REVIEW, [orderId])).rows;

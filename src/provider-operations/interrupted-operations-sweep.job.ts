@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { InterruptedWorkSweepJob } from '../common/scheduled-job';
 import type { AppConfig } from '../config/app-config';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { APP_LOGGER } from '../logging/logging.module';
 import { INTERRUPTED_REASON, registeredOperationTables } from './operation-tables';
 
@@ -15,7 +15,7 @@ import { INTERRUPTED_REASON, registeredOperationTables } from './operation-table
 @Injectable()
 export class InterruptedOperationsSweepJob extends InterruptedWorkSweepJob {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     config: ConfigService<AppConfig, true>,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
@@ -26,7 +26,7 @@ export class InterruptedOperationsSweepJob extends InterruptedWorkSweepJob {
     let moved = 0;
     for (const { markInterrupted } of registeredOperationTables()) {
       // A table that sweeps itself (pay-in orders: OrderExpiryJob) has no such statement here.
-      if (markInterrupted) moved += (await this.prisma.runCounted(markInterrupted, [INTERRUPTED_REASON, olderThanSeconds])).count;
+      if (markInterrupted) moved += (await this.database.runCounted(markInterrupted, [INTERRUPTED_REASON, olderThanSeconds])).count;
     }
     return moved;
   }

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { PrismaService, TransactionRun } from '../database/prisma.service';
+import type { Database, TransactionRun } from '../database/database';
 import {
   AgentBudgetExhaustedError,
   ProviderRejectedError,
@@ -219,7 +219,7 @@ describe('resolveProviderOperation', () => {
       };
       return { rows: [row], count: 1 };
     }) as unknown as TransactionRun;
-    const prisma = { inTransaction: <T>(work: (r: TransactionRun) => Promise<T>) => work(run) } as unknown as PrismaService;
+    const prisma = { inTransaction: <T>(work: (r: TransactionRun) => Promise<T>) => work(run) } as unknown as Database;
     return { prisma, sent };
   }
   const audit = {

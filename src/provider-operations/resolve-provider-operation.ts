@@ -1,6 +1,6 @@
 import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
-import type { PrismaService, TransactionRun } from '../database/prisma.service';
+import type { Database, TransactionRun } from '../database/database';
 import type { OperationTable } from './operation-tables';
 
 /** A person's decision on an UNKNOWN operation, after checking with the provider. */
@@ -17,7 +17,7 @@ export interface ManualDecision<Decided extends string> {
  * when the operation was not UNKNOWN (any more): nothing was written.
  */
 export async function resolveProviderOperation<Decided extends string>(
-  prisma: PrismaService,
+  database: Database,
   table: OperationTable<string, Decided>,
   id: string,
   decision: ManualDecision<Decided>,
@@ -30,7 +30,7 @@ export async function resolveProviderOperation<Decided extends string>(
   if (!resolve) throw new Error(`${table.table} writes its decisions itself (ownSweepAndResolution)`);
   const failureReason =
     decision.status === notDone ? `Decided ${notDone} by a person after checking with the provider (manual resolution)` : null;
-  return prisma.inTransaction(async (run) => {
+  return database.inTransaction(async (run) => {
     const moved = await run(resolve, [id, decision.status, failureReason, decision.actor, decision.note]);
     if (moved.count === 0) return false;
     await alsoWrite?.(run);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 import {
   agentBudgetTakeCte,
@@ -59,25 +59,25 @@ const SWEEP = sqlStatement(
 
 @Injectable()
 export class AgentBudgetRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** One round trip when granted or refused by the customer's share; a merchant-wide refusal asks when a slot frees. */
   async take(slot: BudgetSlotRequest): Promise<BudgetDecision> {
-    const [{ granted, ...share }] = await this.prisma.run(TAKE, budgetSlotValues(slot));
+    const [{ granted, ...share }] = await this.database.run(TAKE, budgetSlotValues(slot));
     if (granted) return { granted: true, share };
     if (share.customerRefused)
       return { granted: false, refusedBy: 'customer', retryAfterSeconds: secondsOf(share.customerFreesInMs), share };
-    const [oldest] = await this.prisma.run(RETRY_AFTER, []);
+    const [oldest] = await this.database.run(RETRY_AFTER, []);
     return { granted: false, refusedBy: 'merchant', retryAfterSeconds: secondsOf(oldest?.retryAfterMs ?? 1000), share };
   }
 
   async usedInLastHour(): Promise<number> {
-    const [row] = await this.prisma.run(USED, []);
+    const [row] = await this.database.run(USED, []);
     return row.used;
   }
 
   /** Removes the customers' rows with no call counted any more; returns how many. */
   async sweep(): Promise<number> {
-    return (await this.prisma.runCounted(SWEEP, [])).count;
+    return (await this.database.runCounted(SWEEP, [])).count;
   }
 }

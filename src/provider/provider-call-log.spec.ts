@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { PrismaService } from '../database/prisma.service';
+import type { Database } from '../database/database';
 import { CALL_LOG_FLUSH_DELAY_MS, ProviderCallLog } from './provider-call-log';
 import type { ProviderCallRecord, ProviderCallRepository, StorableCall } from './provider-call.repository';
 
@@ -15,7 +15,7 @@ const call = (endpoint: string, extra: Partial<ProviderCallRecord> = {}): Provid
 
 function logWith(recordMany: (rows: readonly StorableCall[]) => Promise<void>) {
   const drains: (() => Promise<void>)[] = [];
-  const prisma = { beforeDisconnect: (drain: () => Promise<void>) => drains.push(drain) } as unknown as PrismaService;
+  const prisma = { beforeDisconnect: (drain: () => Promise<void>) => drains.push(drain) } as unknown as Database;
   const log = new ProviderCallLog({ recordMany } as unknown as ProviderCallRepository, pino({ level: 'silent' }), prisma);
   return { log, drains };
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { APP_LOGGER } from '../logging/logging.module';
 import { outsideScopes } from '../common/async-scope';
 import { ProviderCallRepository, storableCall, type ProviderCallRecord, type StorableCall } from './provider-call.repository';
@@ -25,9 +25,9 @@ export class ProviderCallLog {
   constructor(
     private readonly repository: ProviderCallRepository,
     @Inject(APP_LOGGER) private readonly logger: Logger,
-    prisma: PrismaService,
+    database: Database,
   ) {
-    prisma.beforeDisconnect(() => this.flush());
+    database.beforeDisconnect(() => this.flush());
   }
 
   record(call: ProviderCallRecord): void {

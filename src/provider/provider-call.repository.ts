@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { sqlStatement } from '../database/sql-statement';
 import { storableJson, storableText } from '../logging/storable-text';
 
@@ -39,12 +39,12 @@ const RECORD_MANY = sqlStatement(
  */
 @Injectable()
 export class ProviderCallRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** One INSERT for the whole batch (rows made by `storableCall`). */
   async recordMany(calls: readonly StorableCall[]): Promise<void> {
     const column = <T>(value: (call: StorableCall) => T) => calls.map(value);
-    await this.prisma.runCounted(RECORD_MANY, [
+    await this.database.runCounted(RECORD_MANY, [
       column(() => randomUUID()),
       column((c) => c.area),
       column((c) => c.method),

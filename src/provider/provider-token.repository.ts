@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 
 /** The SQL of ProviderTokenRepository, written out (listed in src/queries/provider-token.repository.sql). */
@@ -97,11 +97,11 @@ export interface ClaimedRefresh {
 /** The shared token row and its refresh lease. Timestamps come from the database clock, shared by all instances. */
 @Injectable()
 export class ProviderTokenRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** The stored token if it is still fresh (and obtained after `notBefore`, when given), and the database clock. */
   async findFresh(cacheKey: string, notBefore?: Date): Promise<FreshTokenReading> {
-    const [row] = await this.prisma.run(FIND_FRESH, [cacheKey, notBefore ?? null]);
+    const [row] = await this.database.run(FIND_FRESH, [cacheKey, notBefore ?? null]);
     const { tokenEncrypted, expiresAt, obtainedAt, databaseNow } = row;
     // A fresh token has its times (the freshness condition reads them).
     const fresh = tokenEncrypted !== null && expiresAt !== null && obtainedAt !== null;
@@ -110,7 +110,7 @@ export class ProviderTokenRepository {
 
   /** The database clock (to relate this process's clock to the one all instances share). */
   async databaseNow(): Promise<Date> {
-    const [row] = await this.prisma.run(DATABASE_NOW, []);
+    const [row] = await this.database.run(DATABASE_NOW, []);
     return row.now;
   }
 
@@ -121,17 +121,17 @@ export class ProviderTokenRepository {
    * this claim.
    */
   async tryClaimRefresh(cacheKey: string, owner: string, leaseMs: number, notBefore?: Date): Promise<ClaimedRefresh | undefined> {
-    const [row] = await this.prisma.run(TRY_CLAIM_REFRESH, [cacheKey, owner, leaseMs / 1000, notBefore ?? null]);
+    const [row] = await this.database.run(TRY_CLAIM_REFRESH, [cacheKey, owner, leaseMs / 1000, notBefore ?? null]);
     return row;
   }
 
   /** Stores the token asked for after the claim made at `obtainedAt`; answers `obtained_at` as stored. */
   async storeRefreshed(cacheKey: string, tokenEncrypted: string, expiresAt: Date, obtainedAt: Date): Promise<Date> {
-    const [row] = await this.prisma.run(STORE_REFRESHED, [cacheKey, tokenEncrypted, expiresAt, obtainedAt]);
+    const [row] = await this.database.run(STORE_REFRESHED, [cacheKey, tokenEncrypted, expiresAt, obtainedAt]);
     return row?.obtainedAt ?? obtainedAt;
   }
 
   async releaseLease(cacheKey: string, owner: string): Promise<void> {
-    await this.prisma.run(RELEASE_LEASE, [cacheKey, owner]);
+    await this.database.run(RELEASE_LEASE, [cacheKey, owner]);
   }
 }

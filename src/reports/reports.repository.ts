@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { ReplicaReads } from '../database/replica-reads.service';
 import { column, sqlStatement, type StatementRow } from '../database/sql-statement';
 import { registeredOperationTables } from '../provider-operations/operation-tables';
@@ -83,7 +83,7 @@ export type WaitingRow = StatementRow<typeof AWAITING_CALLBACK>;
 @Injectable()
 export class AttentionRepository {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly financeReads: ReplicaReads,
   ) {}
 
@@ -110,8 +110,8 @@ export class AttentionRepository {
   async waiting(stalePendingSeconds: number): Promise<WaitingRow[]> {
     const tables = registeredOperationTables();
     const read = [
-      ...tables.map(({ attention }) => this.prisma.run(attention.waiting, attention.usesStalePending ? [stalePendingSeconds] : [])),
-      this.prisma.run(AWAITING_CALLBACK, []),
+      ...tables.map(({ attention }) => this.database.run(attention.waiting, attention.usesStalePending ? [stalePendingSeconds] : [])),
+      this.database.run(AWAITING_CALLBACK, []),
     ];
     return (await Promise.all(read)).flat();
   }

@@ -5,7 +5,7 @@
  */
 import { ConfigService } from '@nestjs/config';
 import { ConfigValidationError, loadAppConfig, loadDotEnvIfPresent, type AppConfig } from '../config/app-config';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { prunePass } from './data-retention.job';
 import { RetentionRepository } from './retention.repository';
 import { OPERATIONAL_TABLES } from './retention-tables';
@@ -19,10 +19,10 @@ async function main() {
     );
     process.exit(2);
   }
-  const prisma = new PrismaService(new ConfigService<AppConfig, true>(config));
+  const database = new Database(new ConfigService<AppConfig, true>(config));
   try {
     const started = performance.now();
-    const pass = await prunePass(new RetentionRepository(prisma), config.retention);
+    const pass = await prunePass(new RetentionRepository(database), config.retention);
     const width = Math.max(...OPERATIONAL_TABLES.map((table) => table.length));
     const lines = OPERATIONAL_TABLES.map((table) => `${table.padEnd(width)}  ${pass.deleted[table]} deleted`);
     if (!pass.leader) lines.push('another instance is pruning now: run again later');
@@ -32,7 +32,7 @@ async function main() {
     process.stdout.write(`${lines.join('\n')}\n`);
     process.exitCode = pass.leader ? 0 : 75;
   } finally {
-    await prisma.onApplicationShutdown();
+    await database.onApplicationShutdown();
   }
 }
 

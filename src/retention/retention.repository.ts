@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ADVISORY_LOCKS, tryTransactionLock } from '../database/advisory-locks';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement } from '../database/sql-statement';
 import { PURGE_STATEMENT_TIMEOUT_MS } from '../database/transaction-limits';
 import type { PruneCounts } from './retention-tables';
@@ -65,7 +65,7 @@ export type PrunedKind = 'provider_calls' | 'events';
 /** Deletes expired operational records, one short transaction per batch. Knows no other table. */
 @Injectable()
 export class RetentionRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * One batch of `kind` older than `olderThanDays`, under the retention lock: `leader` false (and
@@ -76,7 +76,7 @@ export class RetentionRepository {
     olderThanDays: number,
     batchSize: number,
   ): Promise<{ leader: boolean; deleted: Partial<PruneCounts>; full: boolean }> {
-    return this.prisma.inTransaction(
+    return this.database.inTransaction(
       async (run) => {
         if (!(await tryTransactionLock(run, ADVISORY_LOCKS.dataRetention))) return { leader: false, deleted: {}, full: false };
         if (kind === 'provider_calls') {

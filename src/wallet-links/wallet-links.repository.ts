@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement, type RowOf } from '../database/sql-statement';
 import { isUniqueViolation } from '../database/unique-violation';
 import type { LinkedWallet, WalletLinkClaim, WalletLinkFilter, WalletLinkRecord } from './wallet-link.types';
@@ -101,7 +101,7 @@ const LIST = keysetListStatements({
 /** Wallet links as stored: the apikey only ever as ciphertext. */
 @Injectable()
 export class WalletLinksRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Claims the email for one request, on whatever instance: a PENDING row keyed by lower(email),
@@ -109,7 +109,7 @@ export class WalletLinksRepository {
    * claim; a claim whose holder died (lapsed `claim_expires_at`) is taken over, under a new id.
    */
   async claim(claim: WalletLinkClaim, leaseMs: number): Promise<string | undefined> {
-    const [row] = await this.prisma.run(CLAIM, [claim.ownerId, claim.email, claim.phone, claim.phoneCountry, leaseMs / 1000]);
+    const [row] = await this.database.run(CLAIM, [claim.ownerId, claim.email, claim.phone, claim.phoneCountry, leaseMs / 1000]);
     return row?.id;
   }
 
@@ -119,7 +119,7 @@ export class WalletLinksRepository {
    */
   async completeClaim(id: string, linked: LinkedWallet): Promise<WalletLinkRecord | undefined> {
     try {
-      const [row] = await this.prisma.run(COMPLETE_CLAIM, [id, linked.matricule, linked.apikeyEncrypted]);
+      const [row] = await this.database.run(COMPLETE_CLAIM, [id, linked.matricule, linked.apikeyEncrypted]);
       return row ? toRecord(row) : undefined;
     } catch (error) {
       if (isUniqueViolation(error)) return undefined;
@@ -129,21 +129,21 @@ export class WalletLinksRepository {
 
   /** Gives the email back after the provider was not asked, refused, or could not be read. */
   async releaseClaim(id: string): Promise<void> {
-    await this.prisma.run(RELEASE_CLAIM, [id]);
+    await this.database.run(RELEASE_CLAIM, [id]);
   }
 
   async findById(id: string): Promise<WalletLinkRecord | undefined> {
-    const [row] = await this.prisma.run(FIND_BY_ID, [id]);
+    const [row] = await this.database.run(FIND_BY_ID, [id]);
     return row ? toRecord(row) : undefined;
   }
 
   /** Links of this email, compared without case (the provider keys its users by email that way). */
   async findByEmail(email: string): Promise<WalletLinkRecord[]> {
-    return (await this.prisma.run(FIND_BY_EMAIL, [email])).map(toRecord);
+    return (await this.database.run(FIND_BY_EMAIL, [email])).map(toRecord);
   }
 
   async list(filter: WalletLinkFilter, page: PageRequest): Promise<WalletLinkRecord[]> {
-    const rows = await this.prisma.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
+    const rows = await this.database.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
     return rows.map(toRecord);
   }
 }

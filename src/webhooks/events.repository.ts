@@ -3,7 +3,7 @@ import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { ReplicaReads } from '../database/replica-reads.service';
 import type { Proven, SameValues } from '../database/same-values';
 import { column, isoTimeSql, sqlStatement, type RowOf } from '../database/sql-statement';
@@ -159,7 +159,7 @@ const REDELIVER_ALL = sqlStatement(
 @Injectable()
 export class EventsRepository {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly financeReads: ReplicaReads,
   ) {}
 
@@ -169,7 +169,7 @@ export class EventsRepository {
   }
 
   async findById(id: string): Promise<EventDetailRecord | undefined> {
-    const [row] = await this.prisma.run(FIND, [id]);
+    const [row] = await this.database.run(FIND, [id]);
     if (!row) return undefined;
     const { deliveries, ...event } = row;
     return { event, deliveries };
@@ -184,7 +184,7 @@ export class EventsRepository {
     endpointId: string | undefined,
     audit: (deliveryIds: string[]) => NewAuditEvent,
   ): Promise<RedeliveryResult> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const [event] = (await run(FIND_TYPE, [eventId])).rows;
       if (!event) return { kind: 'no_event' };
       let created: RowOf<typeof CREATED_DELIVERY_COLUMNS>[];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { column, sqlStatement, type StatementRow } from '../database/sql-statement';
 import { eventSnapshotSql } from './events.repository';
 
@@ -156,7 +156,7 @@ export interface RecordedAttempt {
 /** The delivery queue: `webhook_deliveries` polled with `FOR UPDATE SKIP LOCKED` and a claim lease (docs/adr/0008). */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Claims up to `limit` due deliveries for `claim` during `leaseSeconds`, at most `perEndpoint`
@@ -169,14 +169,14 @@ export class WebhookDeliveriesRepository {
     perEndpoint: number,
     inFlight: ReadonlyMap<string, number>,
   ): Promise<ClaimedDelivery[]> {
-    return this.prisma.run(CLAIM, [claim, limit, leaseSeconds, perEndpoint, [...inFlight.keys()], [...inFlight.values()]]);
+    return this.database.run(CLAIM, [claim, limit, leaseSeconds, perEndpoint, [...inFlight.keys()], [...inFlight.values()]]);
   }
 
   /** Records the attempts in one statement; answers the ids of the endpoints a 410 disabled. */
   async record(attempts: readonly RecordedAttempt[]): Promise<string[]> {
     if (attempts.length === 0) return [];
     const of = <T>(value: (a: RecordedAttempt) => T) => attempts.map(value);
-    const rows = await this.prisma.run(RECORD, [
+    const rows = await this.database.run(RECORD, [
       of((a) => a.deliveryId),
       of((a) => a.claimedBy),
       of((a) => a.outcome),
@@ -194,6 +194,6 @@ export class WebhookDeliveriesRepository {
   /** Releases claims not attempted; answers how many. */
   async release(deliveryIds: readonly string[], claims: readonly string[]): Promise<number> {
     if (deliveryIds.length === 0) return 0;
-    return (await this.prisma.runCounted(RELEASE, [deliveryIds, claims])).count;
+    return (await this.database.runCounted(RELEASE, [deliveryIds, claims])).count;
   }
 }

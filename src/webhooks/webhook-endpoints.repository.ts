@@ -3,7 +3,7 @@ import { appendAuditEvent } from '../audit/audit.repository';
 import type { NewAuditEvent } from '../audit/audit.types';
 import type { PageRequest } from '../common/pagination';
 import { keysetListStatementFor, keysetListStatements, keysetListValues, type ListFilter } from '../database/list-queries';
-import { PrismaService, type TransactionRun } from '../database/prisma.service';
+import { Database, type TransactionRun } from '../database/database';
 import type { Proven, SameValues } from '../database/same-values';
 import { column, sqlStatement } from '../database/sql-statement';
 import type { WebhookEndpointStatus as DbWebhookEndpointStatus } from '../generated/prisma/enums';
@@ -177,11 +177,11 @@ export interface NewWebhookEndpoint {
 /** Webhook endpoints as stored: secrets only ever sealed, and read only for signing. */
 @Injectable()
 export class WebhookEndpointsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** Stores the endpoint with its audit event, in one transaction. */
   async create(endpoint: NewWebhookEndpoint, audit: (stored: WebhookEndpointRecord) => NewAuditEvent): Promise<WebhookEndpointRecord> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const [row] = (await run(CREATE, [endpoint.id, endpoint.url, endpoint.events, endpoint.description, endpoint.secretEncrypted])).rows;
       await appendAuditEvent(run, audit(row));
       return row;
@@ -189,12 +189,12 @@ export class WebhookEndpointsRepository {
   }
 
   async findById(id: string): Promise<WebhookEndpointRecord | undefined> {
-    const [row] = await this.prisma.run(FIND_BY_ID, [id]);
+    const [row] = await this.database.run(FIND_BY_ID, [id]);
     return row;
   }
 
   async list(filter: WebhookEndpointFilter, page: PageRequest): Promise<WebhookEndpointRecord[]> {
-    return this.prisma.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
+    return this.database.run(keysetListStatementFor(LIST, LIST_FILTERS, filter), keysetListValues(LIST_FILTERS, filter, page));
   }
 
   /**
@@ -207,7 +207,7 @@ export class WebhookEndpointsRepository {
     disabledReason: string,
     audit: (before: WebhookEndpointRecord, after: WebhookEndpointRecord) => NewAuditEvent,
   ): Promise<WebhookEndpointRecord | undefined> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const [before] = (await run(LOCK, [id])).rows;
       if (!before) return undefined;
       const after = change(before);
@@ -219,7 +219,7 @@ export class WebhookEndpointsRepository {
 
   /** Deletes the endpoint (its deliveries with it) and writes the audit event; false when there was none. */
   async delete(id: string, audit: NewAuditEvent): Promise<boolean> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const { rows } = await run(DELETE, [id]);
       if (rows.length === 0) return false;
       await appendAuditEvent(run, audit);
@@ -229,7 +229,7 @@ export class WebhookEndpointsRepository {
 
   /** Seals in the new secret, keeps the current one signing for a while; undefined when there is no such endpoint. */
   async rotateSecret(id: string, secretEncrypted: string, audit: NewAuditEvent): Promise<{ previousSecretUntil: Date | null } | undefined> {
-    return this.prisma.inTransaction(async (run) => {
+    return this.database.inTransaction(async (run) => {
       const [row] = (await run(ROTATE, [id, secretEncrypted])).rows;
       if (!row) return undefined;
       await appendAuditEvent(run, { ...audit, details: { ...audit.details, previousSecretUntil: row.previousSecretUntil?.toISOString() } });
@@ -239,7 +239,7 @@ export class WebhookEndpointsRepository {
 
   /** The endpoint's url, status and sealed signing secrets (the previous one only while it signs). */
   async findSigning(id: string): Promise<WebhookEndpointSealedSecrets | undefined> {
-    const [row] = await this.prisma.run(FIND_SIGNING, [id]);
+    const [row] = await this.database.run(FIND_SIGNING, [id]);
     return row;
   }
 

@@ -19,7 +19,7 @@ const COUNT_TOKEN_ROWS = sqlStatement(
   { count: column.int4 },
 );
 
-describe('PrismaService.inTransaction', () => {
+describe('Database.inTransaction', () => {
   let sandbox: RunningSandbox;
   let service: TestService;
   const rowsOf = async (key: string) => (await service.prisma.run(COUNT_TOKEN_ROWS, [key]))[0].count;

@@ -30,11 +30,11 @@ function pooled(url: string): string {
 
 /**
  * Through a transaction-mode pooler a statement prepared under a name on one server session is
- * missing on the next: with `pgbouncer=true` PrismaService sends its statements unnamed, and only
+ * missing on the next: with `pgbouncer=true` Database sends its statements unnamed, and only
  * then (test/pooler/ runs both modes through PgBouncer itself). Without DATABASE_DIRECT_URL such an
  * instance does not listen, and its live streams poll.
  */
-describe('PrismaService statements, named or not', () => {
+describe('Database statements, named or not', () => {
   let sandbox: RunningSandbox;
   let direct: TestService;
   let throughPooler: TestService;

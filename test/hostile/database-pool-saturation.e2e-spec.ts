@@ -1,6 +1,6 @@
 import { get } from 'node:http';
 import type { Pool } from 'pg';
-import { DATABASE_POOL_SIZE } from '../../src/database/prisma.service';
+import { DATABASE_POOL_SIZE } from '../../src/database/database';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { connectionCap, fileDescriptorLimit, HTTP_TIMEOUTS } from '../../src/common/connection-limits';
-import { DATABASE_POOL_SIZE } from '../../src/database/prisma.service';
+import { DATABASE_POOL_SIZE } from '../../src/database/database';
 import { connectionAdmissionOf } from '../../src/http/connection-limit';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { orderRequest } from '../support/provider-factories';

@@ -8,7 +8,7 @@ import { mintToken } from '../../src/auth/token-minter';
 import { ID_NUMBER_PURPOSE } from '../../src/cards/card-users.service';
 import { SecretBox, secretKeyId } from '../../src/common/secret-box';
 import { loadAppConfig, type AppConfig } from '../../src/config/app-config';
-import { PrismaService } from '../../src/database/prisma.service';
+import { Database } from '../../src/database/database';
 import { reencryptSealedValues } from '../../src/key-rotation/reencrypt-sealed-values';
 import { SEALED_COLUMNS, SealedValuesRepository } from '../../src/key-rotation/sealed-values.repository';
 import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
@@ -238,7 +238,7 @@ describe('rotating every secret with orders, wallet links and tokens in flight',
   it('a re-encryption stopped after its first batch keeps what it did; the next run does the rest, never overwriting a concurrent write', async () => {
     const s = await start(THIRD);
     const config = loadAppConfig({ NODE_ENV: 'test', PROVIDER_BASE_URL: sandbox.url, ...THIRD, DATABASE_URL: database.url });
-    const prisma = new PrismaService(new ConfigService<AppConfig, true>(config));
+    const prisma = new Database(new ConfigService<AppConfig, true>(config));
     const repository = new SealedValuesRepository(prisma);
     const box = new SecretBox(config.dataEncryptionKey, config.dataEncryptionPreviousKeys);
     const currentPrefix = `v2.${box.currentKeyId}.`;

@@ -24,7 +24,7 @@ jest.mock('@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.
   return jest.requireActual('@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js');
 });
 
-/** The statements of `PrismaService.inTransaction` itself, around written-out ones. */
+/** The statements of `Database.inTransaction` itself, around written-out ones. */
 const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|ROLLBACK|SET LOCAL statement_timeout = \d+)$/;
 
 /** Every job an instance runs on a timer, each run once as its scheduler would. */

@@ -1,13 +1,13 @@
 /**
  * Run by result-lifetime.perf-spec.ts in a process of its own (node --expose-gc): V8's promotion
  * heuristics depend on what a process ran before, and jest runs every spec file in one. Sends a
- * page-sized statement through `PrismaService.run` a hundred times, with young-generation
+ * page-sized statement through `Database.run` a hundred times, with young-generation
  * collections in between, and prints how many bytes the old generation grew by.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
 import { ConfigService } from '@nestjs/config';
 import { loadAppConfig } from '../../src/config/app-config';
-import { PrismaService } from '../../src/database/prisma.service';
+import { Database } from '../../src/database/database';
 import { column, sqlStatement } from '../../src/database/sql-statement';
 
 const gc = (globalThis as { gc?: (options?: { type: 'major' | 'minor' }) => void }).gc;
@@ -24,7 +24,7 @@ const PAGE_LIKE = sqlStatement(
 
 async function main() {
   if (!gc) throw new Error('run with --expose-gc');
-  const prisma = new PrismaService(new ConfigService(loadAppConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL })));
+  const prisma = new Database(new ConfigService(loadAppConfig({ NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL })));
   let rows = 0;
   const runMany = async (times: number) => {
     for (let i = 0; i < times; i++) rows += (await prisma.run(PAGE_LIKE, [])).length;

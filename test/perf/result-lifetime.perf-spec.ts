@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { testDatabaseUrl } from '../support/test-database';
 
 /**
- * The rows of a statement sent through `PrismaService.run` die young once the caller drops them.
+ * The rows of a statement sent through `Database.run` die young once the caller drops them.
  * Through pg's promise API they did not: each result survived the young-generation collections
  * after it (about 35 KB per result here, 4 MB over the probe's hundred) until the next full
  * collection, which made every scavenge copy megabytes and pause 5 to 10 ms while lists were

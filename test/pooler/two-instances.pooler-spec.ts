@@ -17,7 +17,7 @@ const JWT_SECRET = 'pooler-suite-jwt-secret-0123456789abcdefghijkl';
 const CALLBACK_SECRET = 'pooler-suite-callback-secret-0123456789abcdef';
 const AGENT_HOURLY_LIMIT = 16;
 
-/** A statement for the run without `pgbouncer=true`: named, as PrismaService sends them straight to PostgreSQL. */
+/** A statement for the run without `pgbouncer=true`: named, as Database sends them straight to PostgreSQL. */
 const BACKEND_PID = sqlStatement(
   'two-instances.pooler-spec',
   'test',

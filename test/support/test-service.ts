@@ -3,7 +3,7 @@ import type { DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, loadAppConfig } from '../../src/config/app-config';
 import { createApp } from '../../src/create-app';
-import { PrismaService } from '../../src/database/prisma.service';
+import { Database } from '../../src/database/database';
 import { createLogger } from '../../src/logging/logger';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import type { SandboxOptions } from '../../src/sandbox/sandbox.options';
@@ -15,7 +15,7 @@ import { testDatabaseUrl } from './test-database';
 export interface TestService {
   app: NestFastifyApplication;
   config: AppConfig;
-  prisma: PrismaService;
+  prisma: Database;
   logs: LogCapture;
   /** The Fastify server, for supertest. */
   server: ReturnType<NestFastifyApplication['getHttpServer']>;
@@ -64,7 +64,7 @@ export async function startTestService(
     app,
     config,
     logs,
-    prisma: app.get(PrismaService),
+    prisma: app.get(Database),
     server: app.getHttpServer(),
     get: (type) => app.get(type as never),
     bearer: (sub, ...roles) => mintToken({ sub, roles: roles.length ? roles : ['customer'], ttl: '1h', secret: config.auth.jwtSecret! }),

@@ -35,9 +35,10 @@ const PROCESS_TAG = randomBytes(3).toString('hex');
 let connectionCount = 0;
 
 /**
- * The one Prisma client of the process, connected through adapter-pg (real PostgreSQL or the
- * embedded one) to the one pg pool of the process. Hot-path repositories send their written-out
- * SQL through `run` on the same pool, as named statements.
+ * The process's way to PostgreSQL: its one pg pool, `run`/`runCounted` for the repositories'
+ * written-out statements (sent as named statements), `inTransaction`, and the statement observers.
+ * It is still a Prisma client on the same pool (through adapter-pg) only because tests and scripts
+ * set up states with `$executeRaw`; `src/` sends nothing through Prisma (ADR 0007).
  *
  * Prisma is never connected eagerly: its first query (or `$connect`) loads its query compiler, tens
  * of MB of WebAssembly and heap, so an instance serving only the written-out paths and the
@@ -45,7 +46,7 @@ let connectionCount = 0;
  * through adapter-pg, `$connect` opens no connection.
  */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnApplicationShutdown {
+export class Database extends PrismaClient implements OnApplicationShutdown {
   private readonly pool: Pool;
   private readonly statementNames = new WeakMap<PoolClient, string>();
   private readonly listeners = new Set<StatementListener>();
@@ -60,7 +61,7 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
 
   constructor(config: ConfigService<AppConfig, true>) {
     const databaseUrl = config.get('databaseUrl', { infer: true });
-    if (!databaseUrl) throw new Error('PrismaService needs a database URL (the embedded database is started before the app)');
+    if (!databaseUrl) throw new Error('Database needs a database URL (the embedded database is started before the app)');
     const pool = new Pool({
       connectionString: databaseUrl,
       max: DATABASE_POOL_SIZE,
