@@ -308,13 +308,18 @@ async function main() {
   const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
   const database = `bench_${Date.now()}_${process.pid}`;
   const databaseUrl = databaseUrlFor(settings.serverUrl, database);
+  const baselineDatabase = `${database}_baseline`;
+  const baselineDatabaseUrl = databaseUrlFor(settings.serverUrl, baselineDatabase);
   const groups = [];
   let databaseCreated = false;
+  let baselineDatabaseCreated = false;
   const cleanUp = async () => {
     for (const group of groups.reverse()) await stopGroup(group);
     groups.length = 0;
     if (databaseCreated) await dropDatabase(settings.serverUrl, database);
+    if (baselineDatabaseCreated) await dropDatabase(settings.serverUrl, baselineDatabase);
     databaseCreated = false;
+    baselineDatabaseCreated = false;
     baseline?.remove();
   };
   const interrupted = () => {
@@ -327,7 +332,16 @@ async function main() {
     databaseCreated = true;
     migrateDatabase(root, databaseUrl);
     await addMinimalWriteKey(databaseUrl);
-    const orderIds = await seedOrders(databaseUrl, { customerId: CUSTOMER, owned: 1_000, others: 20_000 });
+    const seed = { customerId: CUSTOMER, owned: 1_000, others: 20_000, seededAt: new Date() };
+    const orderIds = await seedOrders(databaseUrl, seed);
+    // A baseline from another commit gets a database of its own, migrated by its own migrations (a
+    // later migration may drop what it uses), holding the same seeded orders.
+    if (settings.baselineRef) {
+      await createDatabase(settings.serverUrl, baselineDatabase);
+      baselineDatabaseCreated = true;
+      migrateDatabase(baseline.dir, baselineDatabaseUrl);
+      await seedOrders(baselineDatabaseUrl, seed);
+    }
 
     const [sandboxPort, servicePort, barePort, serviceCounterPort, bareCounterPort, baselinePort, baselineCounterPort] = await Promise.all(
       Array.from({ length: 7 }, () => freePort()),
@@ -359,11 +373,12 @@ async function main() {
     await waitUntilAnswering(sandbox, `http://127.0.0.1:${sandboxPort}/__sandbox/stats`);
 
     /** The service of `cwd` as its `start:prod` runs it (`command`), on the bench's node; the statement counter is always this checkout's. */
-    const startService = (name, cwd, command, port, counterPort) =>
+    const startService = (name, cwd, command, port, counterPort, env = {}) =>
       startGroup(name, node.path, [...command.nodeOptions, '-r', join(root, 'bench/count-statements.cjs'), command.entry], {
         cwd,
         env: {
           ...common,
+          ...env,
           ...command.env,
           NODE_ENV: 'production',
           HOST: '127.0.0.1',
@@ -377,7 +392,11 @@ async function main() {
     const production = serviceCommand(root);
     const service = startService('service', root, production, servicePort, serviceCounterPort);
     groups.push(service);
-    const baselineService = baseline && startService('baseline', baseline.dir, baseline.command, baselinePort, baselineCounterPort);
+    const baselineService =
+      baseline &&
+      startService('baseline', baseline.dir, baseline.command, baselinePort, baselineCounterPort, {
+        DATABASE_URL: settings.baselineRef ? baselineDatabaseUrl : databaseUrl,
+      });
     if (baselineService) groups.push(baselineService);
     const bare = startGroup('bare', node.path, ['-r', './bench/count-statements.cjs', 'bench/bare-server.mjs'], {
       cwd: root,
