@@ -1,47 +1,11 @@
-import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigService } from '@nestjs/config';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
-import { loadAppConfig, type AppConfig } from '../config/app-config';
 import { UnauthenticatedError } from '../common/domain-error';
 import { IdentityProviderUnavailableError } from './identity-provider-unavailable';
-import { verifyHs256 } from './hs256';
-import { JwtVerifier, REMOTE_KEY_RECHECK_MS, TOKEN_MESSAGES, VERIFIED_TOKENS_KEPT } from './jwt-verifier.service';
-
-// Counted, not replaced: how many tokens were verified in full.
-jest.mock('./hs256', () => {
-  const actual = jest.requireActual<typeof import('./hs256')>('./hs256');
-  return { ...actual, verifyHs256: jest.fn(actual.verifyHs256) };
-});
-const fullVerifications = jest.mocked(verifyHs256);
-
-const SECRET = 'test-secret-of-at-least-thirty-two-characters';
-const now = () => Math.floor(Date.now() / 1000);
-
-function configWith(auth: AppConfig['auth']): ConfigService<AppConfig, true> {
-  return new ConfigService({ ...loadAppConfig({}), auth });
-}
-
-/** An HS256 token of a raw payload text: JSON a signer would never write (`1e309`). */
-function rawHs256(payloadJson: string, secret = SECRET): string {
-  const head = Buffer.from(JSON.stringify({ alg: 'HS256' })).toString('base64url');
-  const body = Buffer.from(payloadJson).toString('base64url');
-  return `${head}.${body}.${createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url')}`;
-}
-
-function hs256(payload: JWTPayload, secret = SECRET): Promise<string> {
-  return new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<UnauthenticatedError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UnauthenticatedError);
-  return error as UnauthenticatedError;
-}
+import { JwtVerifier, TOKEN_MESSAGES } from './jwt-verifier.service';
+import type { AppConfig } from '../config/app-config';
+import { configWith, hs256, now, rawHs256, rejection, SECRET } from './jwt-tokens.spec-support';
 
 describe('JwtVerifier with an HS256 secret', () => {
   const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
@@ -295,88 +259,5 @@ describe('JwtVerifier with a remote key set (JWKS)', () => {
     expect(error).toMatchObject({ status: 503, code: 'identity_provider_unavailable', headers: { 'retry-after': '5' } });
     expect((error as IdentityProviderUnavailableError).detail.startsWith(TOKEN_MESSAGES.keysUnavailable)).toBe(true);
     expect((error as IdentityProviderUnavailableError).detail).not.toContain('127.0.0.1');
-  });
-});
-
-describe('JwtVerifier remembers the tokens it verified', () => {
-  afterEach(() => jest.restoreAllMocks());
-
-  it('verifies a token once: the same bearer again is not verified again, and each caller gets its own copy', async () => {
-    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
-    const token = rawHs256(JSON.stringify({ sub: 'alice', roles: ['finance'], exp: now() + 600 }));
-    fullVerifications.mockClear();
-    const first = await verifier.verify(token);
-    first.roles.push('admin');
-    await expect(verifier.verify(token)).resolves.toEqual({ id: 'alice', roles: ['finance'] });
-    expect(fullVerifications).toHaveBeenCalledTimes(1);
-    // One character of the signature changed is another token, verified (and refused) in full.
-    const forged = token.slice(0, -2) + (token.endsWith('AA') ? 'AB' : 'AA');
-    await rejection(verifier.verify(forged));
-    expect(fullVerifications).toHaveBeenCalledTimes(2);
-  });
-
-  it('verifies a token of remote keys again after REMOTE_KEY_RECHECK_MS (published keys can be withdrawn)', async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    const keys = [{ ...(await exportJWK(publicKey)), kid: 'ec-recheck', alg: 'ES256', use: 'sig' }];
-    const server = createServer((_request, response) =>
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys })),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const verifier = new JwtVerifier(configWith({ jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks` }));
-      const token = await new SignJWT({ sub: 'carol', exp: now() + 600 })
-        .setProtectedHeader({ alg: 'ES256', kid: 'ec-recheck' })
-        .sign(privateKey);
-      const signatureChecks = jest.spyOn(crypto.subtle, 'verify');
-      await verifier.verify(token);
-      await verifier.verify(token);
-      expect(signatureChecks).toHaveBeenCalledTimes(1);
-      const later = Date.now() + REMOTE_KEY_RECHECK_MS + 1;
-      jest.spyOn(Date, 'now').mockReturnValue(later);
-      await expect(verifier.verify(token)).resolves.toMatchObject({ id: 'carol' });
-      expect(signatureChecks).toHaveBeenCalledTimes(2);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-
-  it('refuses a remembered token once it has expired', async () => {
-    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
-    const exp = now() + 60;
-    const token = rawHs256(JSON.stringify({ sub: 'alice', exp }));
-    await expect(verifier.verify(token)).resolves.toMatchObject({ id: 'alice' });
-    // Past exp and the clock tolerance (30 s).
-    jest.spyOn(Date, 'now').mockReturnValue((exp + 31) * 1000);
-    expect((await rejection(verifier.verify(token))).detail).toBe(TOKEN_MESSAGES.expired);
-  });
-
-  it('remembered: the caller of a verified token at once, a copy each time; nothing for an unknown or expired token', async () => {
-    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
-    const exp = now() + 60;
-    const token = rawHs256(JSON.stringify({ sub: 'alice', roles: ['finance'], exp }));
-    expect(verifier.remembered(token)).toBeUndefined();
-    await verifier.verify(token);
-    const first = verifier.remembered(token)!;
-    first.roles.push('admin');
-    expect(verifier.remembered(token)).toEqual({ id: 'alice', roles: ['finance'] });
-    // Up to exp plus the clock tolerance (30 s), and not a millisecond after it.
-    jest.spyOn(Date, 'now').mockReturnValue((exp + 30) * 1000 - 1);
-    expect(verifier.remembered(token)).toMatchObject({ id: 'alice' });
-    jest.spyOn(Date, 'now').mockReturnValue((exp + 30) * 1000);
-    expect(verifier.remembered(token)).toBeUndefined();
-    expect((await rejection(verifier.verify(token))).detail).toBe(TOKEN_MESSAGES.expired);
-  });
-
-  it('keeps a bounded number of tokens: the oldest is verified again', async () => {
-    const verifier = new JwtVerifier(configWith({ jwtSecret: SECRET }));
-    const tokens = Array.from({ length: VERIFIED_TOKENS_KEPT + 1 }, (_, i) =>
-      rawHs256(JSON.stringify({ sub: `user-${i}`, exp: now() + 600 })),
-    );
-    for (const token of tokens) await verifier.verify(token);
-    fullVerifications.mockClear();
-    await verifier.verify(tokens.at(-1));
-    expect(fullVerifications).not.toHaveBeenCalled();
-    await verifier.verify(tokens[0]);
-    expect(fullVerifications).toHaveBeenCalledTimes(1);
   });
 });
