@@ -30,7 +30,8 @@ export class CardOperationRunner {
   /** Card operations as the provider-operation lifecycle drives them. */
   readonly type: ProviderOperationType<CardOperationRecord, NewCardOperation, never, 'FAILED' | 'UNKNOWN'>;
 
-  private readonly currencies: AppConfig['currencies'];
+  /** The configured currencies, for the use cases' answers. */
+  readonly currencies: AppConfig['currencies'];
 
   constructor(
     private readonly repository: CardOperationsRepository,

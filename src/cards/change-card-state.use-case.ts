@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
-import type { AppConfig } from '../config/app-config';
 import { redact } from '../logging/redaction';
 import { CardsClient } from '../provider/clients/cards.client';
 import { CardOperationRunner, refuseIfTerminated } from './card-operation-runner';
@@ -22,16 +20,11 @@ type StateChange = {
  */
 @Injectable()
 export class ChangeCardStateUseCase {
-  private readonly currencies: AppConfig['currencies'];
-
   constructor(
     private readonly repository: CardOperationsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
-    config: ConfigService<AppConfig, true>,
-  ) {
-    this.currencies = config.get('currencies', { infer: true });
-  }
+  ) {}
 
   freeze(user: AuthUser, id: string): Promise<CardOperationResultDto> {
     return this.changeState(user, id, { kind: 'FREEZE', target: 'FROZEN', call: (cardId) => this.provider.disable(cardId) });
@@ -71,6 +64,6 @@ export class ChangeCardStateUseCase {
       { cardId: card.id, operationId: done.operation.id, kind: change.kind, status: done.card.status },
       'card operation succeeded',
     );
-    return cardOperationResult(done.operation, done.card, this.currencies);
+    return cardOperationResult(done.operation, done.card, this.runner.currencies);
   }
 }

@@ -108,12 +108,7 @@ function setUp(provider: Partial<Record<'topUp' | 'withdraw', jest.Mock>>, cardC
     config,
     pino({ level: 'silent' }),
   );
-  const useCase = new MoveCardMoneyUseCase(
-    repository as unknown as CardOperationsRepository,
-    provider as unknown as CardsClient,
-    runner,
-    config,
-  );
+  const useCase = new MoveCardMoneyUseCase(repository as unknown as CardOperationsRepository, provider as unknown as CardsClient, runner);
   return { useCase, repository, card };
 }
 

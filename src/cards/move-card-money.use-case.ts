@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import { ValidationFailedError } from '../common/domain-error';
 import { validateAmountForCurrency } from '../common/money.validator';
@@ -22,16 +21,11 @@ import { CardOperationsRepository } from './card-operations.repository';
  */
 @Injectable()
 export class MoveCardMoneyUseCase {
-  private readonly currencies: AppConfig['currencies'];
-
   constructor(
     private readonly repository: CardOperationsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
-    config: ConfigService<AppConfig, true>,
-  ) {
-    this.currencies = config.get('currencies', { infer: true });
-  }
+  ) {}
 
   topUp(user: AuthUser, id: string, dto: CardAmountDto): Promise<CardOperationResultDto> {
     return this.moveMoney(user, id, dto, 'TOPUP');
@@ -43,7 +37,7 @@ export class MoveCardMoneyUseCase {
 
   private async moveMoney(user: AuthUser, id: string, dto: CardAmountDto, kind: 'TOPUP' | 'WITHDRAW'): Promise<CardOperationResultDto> {
     const card = await this.runner.findForChange(user, id);
-    const checked = validateAmountForCurrency(dto.amount, card.currency, this.currencies);
+    const checked = validateAmountForCurrency(dto.amount, card.currency, this.runner.currencies);
     if ('errors' in checked) throw new ValidationFailedError(checked.errors);
     refuseIfTerminated(card);
     if (card.status === 'FROZEN') throw new CardFrozenError(card.id);
@@ -76,7 +70,7 @@ export class MoveCardMoneyUseCase {
       { cardId: card.id, operationId: done.operation.id, kind, amount, currency: card.currency },
       'card operation succeeded',
     );
-    return cardOperationResult(done.operation, done.card, this.currencies);
+    return cardOperationResult(done.operation, done.card, this.runner.currencies);
   }
 }
 

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { AuthUser } from '../auth/auth.types';
 import { readStoredAmount } from '../common/money';
 import type { AppConfig } from '../config/app-config';
@@ -22,16 +21,11 @@ import { CardOperationsRepository } from './card-operations.repository';
  */
 @Injectable()
 export class SyncCardUseCase {
-  private readonly currencies: AppConfig['currencies'];
-
   constructor(
     private readonly repository: CardOperationsRepository,
     private readonly provider: CardsClient,
     private readonly runner: CardOperationRunner,
-    config: ConfigService<AppConfig, true>,
-  ) {
-    this.currencies = config.get('currencies', { infer: true });
-  }
+  ) {}
 
   async sync(user: AuthUser, id: string): Promise<CardSyncResultDto> {
     const card = await this.runner.findForChange(user, id);
@@ -48,7 +42,7 @@ export class SyncCardUseCase {
       { cardId: card.id, operationId: done.operation.id, kind: 'SYNC', change: done.operation.amount, status: done.card.status },
       'card operation succeeded',
     );
-    return syncResult(done.operation, done.card, this.currencies);
+    return syncResult(done.operation, done.card, this.runner.currencies);
   }
 }
 
