@@ -15,7 +15,7 @@
 // - optional packages that are not installed (see missingPackagesStayExternal).
 // ESM packages that resolve files from `import.meta.url` get the bundle's own URL.
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,8 +71,16 @@ const result = await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   metafile: true,
+  // Written below, whole: two builds at once (test files run in parallel) never read each other's half-patched file.
+  write: false,
 });
-keepNamesOnlyWhereNeeded(resolve(ROOT, 'dist/main.bundle.js'));
+for (const output of result.outputFiles) {
+  const text = output.path.endsWith('.js') ? keepNamesOnlyWhereNeeded(output.text) : output.text;
+  mkdirSync(dirname(output.path), { recursive: true });
+  const partial = `${output.path}.${process.pid}.partial`;
+  writeFileSync(partial, text);
+  renameSync(partial, output.path);
+}
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
 console.log(
   `dist/main.bundle.js: ${Object.keys(result.metafile.inputs).length} modules, ${(bytes / 1024 / 1024).toFixed(1)} MB with its source map`,
@@ -85,11 +93,10 @@ console.log(
  * a function whose name is already the one asked: only what esbuild renamed (`Foo2`) is renamed
  * back, as before. Same length, so that the source map's columns stay right.
  */
-function keepNamesOnlyWhereNeeded(file) {
+function keepNamesOnlyWhereNeeded(text) {
   const helper = 'var __name=(target,value)=>__defProp(target,"name",{value,configurable:!0});';
   const lazier = 'var __name=(t,v)=>t.name===v?t:__defProp(t,"name",{value:v,configurable:1});';
-  const text = readFileSync(file, 'utf8');
   if (helper.length !== lazier.length || text.split(helper).length !== 2)
     throw new Error("esbuild's __name helper changed: see keepNamesOnlyWhereNeeded");
-  writeFileSync(file, text.replace(helper, lazier));
+  return text.replace(helper, lazier);
 }
