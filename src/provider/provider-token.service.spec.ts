@@ -111,7 +111,7 @@ describe('ProviderTokenService', () => {
     expect(issued).toEqual([]);
   });
 
-  it('a request that began together with another instance\'s renewal takes it, when the only clock reading runs a few ms ahead', async () => {
+  it("a request that began together with another instance's renewal takes it, when the only clock reading runs a few ms ahead", async () => {
     // Every reading waits 6 ms in the queue: the estimate puts the database clock 3 ms ahead (± 4.5 ms).
     row.queueWaitMs = 6;
     const began = clock.now + 20;
