@@ -12,18 +12,20 @@ import { inject, problemShapeFailure, seedCustomer, startHostileHosts, type Inje
  * (from the app's own OpenAPI document) gets its largest accepted body, every text field at its
  * maximum length and at ~900 KB, hostile decimal text ('1.' + 100,000 zeros + '1', as a string
  * and as a JSON number) and ~900 KB bodies. The event loop the app runs on (this process: inject,
- * no socket) is sampled by a timer while each request is handled; no request may hold it longer than
- * MAX_LOOP_DELAY_MS. A quadratic pattern on such input holds it for seconds.
+ * no socket) is sampled by a timer while each request is handled; no request may hold it for more
+ * than MAX_LOOP_HOLD_CPU_MS of CPU. A quadratic pattern on such input holds it for seconds.
  */
 
 /**
  * Far above what parsing and validating a bounded body takes (a ~900 KB field included, with the
- * harness building and injecting it), far below a quadratic pass (seconds). The margin is for a
- * 2-core machine that runs the database and other work beside this process. A request over it is
- * sent again, up to RETRIES times, and judged by its least hold: a GC pause or a busy machine does
- * not repeat every time, work that grows faster than the input does.
+ * harness building and injecting it), far below a quadratic pass (seconds of CPU). A hold is
+ * judged by the CPU this process spent in it, not by the clock: on a busy 2-core machine (CI's
+ * jest workers and the database beside this one) the clock also counts the time this process
+ * waited for a core, and read 105 to 112 ms for work that takes about 40. A request over it is
+ * sent again, up to RETRIES times, and judged by its least hold: a GC pause does not repeat every
+ * time, work that grows faster than the input does.
  */
-const MAX_LOOP_DELAY_MS = 100;
+const MAX_LOOP_HOLD_CPU_MS = 100;
 const RETRIES = 4;
 const HUGE_TEXT_LENGTH = 900_000;
 const ZEROS_DECIMAL = `1.${'0'.repeat(100_000)}1`;
@@ -149,25 +151,30 @@ describe('hostile: the cost of a request is linear in its size', () => {
 
   /**
    * Sends one request and answers it with the longest the event loop was held while it was
-   * handled: a 1 ms interval timer notes the longest gap between its ticks, the time from its
-   * start to the first tick and from the last tick to the end included. (perf_hooks'
-   * monitorEventLoopDelay misses a hold that starts before its first tick.)
+   * handled, as the CPU (user and system) this process spent in that hold: a 1 ms interval timer
+   * notes the CPU spent between its ticks, the time from its start to the first tick and from the
+   * last tick to the end included. (perf_hooks' monitorEventLoopDelay misses a hold that starts
+   * before its first tick, and counts the clock.)
    */
   async function measured(
     url: string,
     payload: string,
     method: 'POST' | 'PUT' | 'PATCH' = 'POST',
-  ): Promise<{ answer: InjectedAnswer; delayMs: number }> {
-    let last = performance.now();
+  ): Promise<{ answer: InjectedAnswer; holdCpuMs: number }> {
+    const cpuMs = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
+    let last = cpuMs();
     let longest = 0;
     const sampler = setInterval(() => {
-      const now = performance.now();
+      const now = cpuMs();
       longest = Math.max(longest, now - last);
       last = now;
     }, 1);
     try {
       const answer = await inject(hosts.service, { method, url, token, key: randomUUID(), payload });
-      return { answer, delayMs: Math.max(longest, performance.now() - last) };
+      return { answer, holdCpuMs: Math.max(longest, cpuMs() - last) };
     } finally {
       clearInterval(sampler);
     }
@@ -303,7 +310,7 @@ describe('hostile: the cost of a request is linear in its size', () => {
       const calls = providerCalls();
       const first = await measured(url, payload, method);
       const { answer } = first;
-      let { delayMs } = first;
+      let { holdCpuMs } = first;
       const label = `${name} (${payload.length} bytes): ${answer.status}`;
       expect([label, answer.status < 500]).toEqual([label, true]);
       if (answer.status >= 400) expect([label, problemShapeFailure(answer)]).toEqual([label, undefined]);
@@ -311,9 +318,9 @@ describe('hostile: the cost of a request is linear in its size', () => {
         expect([label, answer.status]).toEqual([label, 400]);
         expect([label, providerCalls()]).toEqual([label, calls]);
       }
-      for (let retry = 0; retry < RETRIES && delayMs > MAX_LOOP_DELAY_MS; retry++)
-        delayMs = Math.min(delayMs, (await measured(url, payload, method)).delayMs);
-      if (delayMs > MAX_LOOP_DELAY_MS) held.push(`${label}: loop held ${delayMs.toFixed(0)} ms`);
+      for (let retry = 0; retry < RETRIES && holdCpuMs > MAX_LOOP_HOLD_CPU_MS; retry++)
+        holdCpuMs = Math.min(holdCpuMs, (await measured(url, payload, method)).holdCpuMs);
+      if (holdCpuMs > MAX_LOOP_HOLD_CPU_MS) held.push(`${label}: loop held for ${holdCpuMs.toFixed(0)} ms of CPU`);
     }
     expect(held).toEqual([]);
   });
