@@ -74,6 +74,10 @@ STOPSIGNAL SIGTERM
 # after each collection (it scales the factor with the limit), so garbage does not pile up to 2-4
 # times the live heap under load. --no-allocation-site-pretenuring: under concurrent pay-ins V8
 # pretenured the requests' objects, and the old generation filled with garbage (docs/operations.md).
+# --max-semi-space-size=8 --min-semi-space-size=8: a young generation of 16 MB, neither grown to
+# Node 24's 128 MB under load nor shrunk to 1 MB while idle (the first requests after a quiet minute
+# then paid for it). --no-maglev: Maglev's compilation memory, about 20 MB of peak RSS, for no CPU
+# gained under the bench (docs/operations.md).
 # dist/main.bundle.js is the compiled service in one file (scripts/bundle.mjs): it starts in about
 # half the time.
-CMD ["node", "--max-old-space-size=1024", "--no-allocation-site-pretenuring", "dist/main.bundle.js"]
+CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=8", "--min-semi-space-size=8", "--no-maglev", "--no-allocation-site-pretenuring", "dist/main.bundle.js"]
