@@ -10,7 +10,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { endSpan, startClientSpan, traceContextHeaders, tracingEnabled } from '../tracing/tracing';
 import { headerText, parseAnswer, type RawProviderAnswer } from './provider-answer';
 import { interpretAnswer } from './provider-answer-interpretation';
-import { providerClient, type ProviderClient } from './provider-axios-client';
+import { ProviderWire } from './provider-wire';
 import { ProviderCallLog } from './provider-call-log';
 import type { ProviderHost, ProviderRequest, ProviderResponse } from './provider-request';
 import { wireFailure } from './provider-wire-failure';
@@ -27,7 +27,7 @@ import type { ProviderError } from './provider.errors';
  * delivers registered first; every other text loses its digit runs but those of the request
  * (`scrubProviderBody`), and NULs (parseAnswer, provider-answer.ts).
  *
- * An exchange's steps: its span, the request sent on the host's axios instance (provider-axios-client.ts)
+ * An exchange's steps: its span, the request sent on the host's wire (node:http, provider-wire.ts)
  * and its answer parsed, or the failure translated (wireFailure, provider-wire-failure.ts); then its
  * log line, call-log row and metrics (recordCall), and the span ended.
  */
@@ -35,8 +35,8 @@ import type { ProviderError } from './provider.errors';
 export class ProviderTransport implements OnApplicationShutdown {
   private readonly providerConfig: AppConfig['provider'];
 
-  /** One axios instance per provider host, each with its own keep-alive agents (see providerClient). */
-  private readonly clients: Record<ProviderHost, ProviderClient>;
+  /** One wire per provider host, each with its own keep-alive agents (see ProviderWire). */
+  private readonly wires: Record<ProviderHost, ProviderWire>;
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -53,14 +53,11 @@ export class ProviderTransport implements OnApplicationShutdown {
       dataEncryptionKey: config.get('dataEncryptionKey', { infer: true }),
       dataEncryptionPreviousKeys: config.get('dataEncryptionPreviousKeys', { infer: true }),
     });
-    this.clients = { base: providerClient(this.providerConfig.timeoutMs), link: providerClient(this.providerConfig.timeoutMs) };
+    this.wires = { base: new ProviderWire(this.providerConfig.timeoutMs), link: new ProviderWire(this.providerConfig.timeoutMs) };
   }
 
   onApplicationShutdown() {
-    for (const { agents } of Object.values(this.clients)) {
-      agents.http.destroy();
-      agents.https.destroy();
-    }
+    for (const wire of Object.values(this.wires)) wire.destroy();
   }
 
   urlFor(request: ProviderRequest): string {
@@ -90,26 +87,26 @@ export class ProviderTransport implements OnApplicationShutdown {
     }
   }
 
-  /** One HTTP exchange on the host's axios instance; the answer read whole, parsed and scrubbed (parseAnswer). */
+  /** One HTTP exchange on the host's wire; the answer read whole, parsed and scrubbed (parseAnswer). */
   private async send(
     request: ProviderRequest,
     url: string,
     headers: Record<string, string>,
     span: Span | undefined,
   ): Promise<RawProviderAnswer> {
-    const response = await this.clients[request.host].http.request<Buffer>({
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const answer = await this.wires[request.host].exchange(
       url,
-      method: request.method,
-      // `content-type: false`: axios would otherwise give a POST without a body a form content type.
-      headers: {
+      request.method,
+      {
         accept: 'application/json',
-        'content-type': request.body === undefined ? false : 'application/json',
+        ...(body !== undefined && { 'content-type': 'application/json' }),
         ...headers,
         ...(span && traceContextHeaders(span)),
       },
-      data: request.body === undefined ? undefined : JSON.stringify(request.body),
-    });
-    return parseAnswer(request, response.status, response.data.toString('utf8'), headerText(response.headers['retry-after']));
+      body,
+    );
+    return parseAnswer(request, answer.status, answer.text, headerText(answer.headers['retry-after']));
   }
 
   /**

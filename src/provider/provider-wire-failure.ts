@@ -1,5 +1,5 @@
-import { PROVIDER_ANSWER_MAX_BYTES } from './provider-axios-client';
 import type { ProviderRequest } from './provider-request';
+import { PROVIDER_ANSWER_MAX_BYTES, WIRE_CODES, type WireError } from './provider-wire';
 import {
   ProviderBadResponseError,
   ProviderConnectionLostError,
@@ -9,45 +9,36 @@ import {
 } from './provider.errors';
 
 /**
- * ERR_BAD_REQUEST: axios refused to send (a body past maxBodyLength, an unusable URL): it is raised
- * before anything is written, as is every other code of this set.
+ * Codes raised before anything was written: the host could not be resolved or reached, or the
+ * request could not be made (an unusable URL, header value or method, a body past its bound).
  */
-const NOT_SENT_CODES = new Set([
+const NOT_SENT_CODES = new Set<string>([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
   'ERR_INVALID_URL',
-  'ERR_BAD_REQUEST',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_UNESCAPED_CHARACTERS',
+  WIRE_CODES.requestTooLarge,
 ]);
-const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
-
-/** What a rejected axios exchange (or an error thrown before it) may carry. */
-interface WireFailure {
-  code?: string;
-  message?: unknown;
-  response?: unknown;
-  /** The ClientRequest, whose `res` is the answer whose head was read. */
-  request?: { res?: { statusCode?: number } };
-}
 
 /**
- * What a rejected exchange proves. The cause kept is a plain Error (message and code): never the
- * AxiosError, whose config holds the request's headers (the bearer token, the API key).
+ * What a rejected exchange proves. The cause kept is a plain Error (message and code), never
+ * anything that holds the request's headers (the bearer token, the API key).
  */
 export function wireFailure(error: unknown, request: ProviderRequest, timeoutMs: number): ProviderError {
-  const { code, message, response, request: sent } = (error ?? {}) as WireFailure;
+  const { code, message, status } = (error ?? {}) as WireError;
   const cause = Object.assign(new Error(typeof message === 'string' ? message : String(error)), { code });
-  // Past maxContentLength axios destroys the answer and rejects with ERR_BAD_RESPONSE and no
-  // response (an answer cut short carries the response it had begun).
-  if (code === 'ERR_BAD_RESPONSE' && response === undefined) {
+  if (code === WIRE_CODES.answerTooLarge) {
     return new ProviderBadResponseError(
       `The payment provider answered ${request.endpoint} with more than ${PROVIDER_ANSWER_MAX_BYTES} bytes; the outcome is unknown.`,
-      { providerStatus: sent?.res?.statusCode, cause },
+      { providerStatus: status, cause },
     );
   }
-  if (code && TIMEOUT_CODES.has(code)) {
+  if (code === WIRE_CODES.timeout) {
     return new ProviderTimeoutError(
       `The payment provider did not answer ${request.endpoint} within ${timeoutMs} ms; the outcome is unknown.`,
       { cause },

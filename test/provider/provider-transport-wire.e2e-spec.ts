@@ -5,7 +5,7 @@ import {
   ProviderError,
   ProviderTimeoutError,
 } from '../../src/provider/provider.errors';
-import { PROVIDER_ANSWER_MAX_BYTES } from '../../src/provider/provider-axios-client';
+import { PROVIDER_ANSWER_MAX_BYTES } from '../../src/provider/provider-wire';
 import type { ProviderRequest } from '../../src/provider/provider-request';
 import { ProviderTransport } from '../../src/provider/provider-transport';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
