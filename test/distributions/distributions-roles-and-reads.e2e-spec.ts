@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { apiUser, databaseDump, type LinkHosts } from '../wallet-links/link-hosts';
+import { databaseDump } from '../support/database-dump';
+import { apiUser, type LinkHosts } from '../wallet-links/link-hosts';
 import { type Api, useDistributionHosts } from './distributions-harness';
 
 describe('distributions end to end', () => {

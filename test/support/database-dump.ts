@@ -20,7 +20,9 @@ export async function databaseDump(service: TestService): Promise<string> {
     const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(
       `SELECT row_to_json(t)::text AS row FROM "${name.replace(/"/g, '""')}" t`,
     );
-    lines.push(...rows.map((r) => `${name}: ${r.row}`));
+    // One push per row: a spread of a large table's rows overflowed the call stack (RangeError).
+    lines.push(`-- ${name}`);
+    for (const { row } of rows) lines.push(`${name}: ${row}`);
   }
   return lines.join('\n');
 }

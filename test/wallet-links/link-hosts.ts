@@ -100,18 +100,3 @@ export async function apiUser(
       http().get('/v1/distributions').query(query).auth(token, { type: 'bearer' }),
   };
 }
-
-/** Every row of every table of the public schema, as text: what a database dump would show. */
-export async function databaseDump(service: TestService): Promise<string> {
-  const tables = await service.prisma.$queryRawUnsafe<{ table_name: string }[]>(
-    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
-  );
-  const parts: string[] = [];
-  for (const { table_name } of tables) {
-    const rows = await service.prisma.$queryRawUnsafe<{ row: string }[]>(
-      `SELECT row_to_json(t)::text AS row FROM "${table_name.replace(/"/g, '""')}" t`,
-    );
-    parts.push(`-- ${table_name}`, ...rows.map((r) => r.row));
-  }
-  return parts.join('\n');
-}

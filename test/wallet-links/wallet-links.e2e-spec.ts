@@ -3,7 +3,8 @@ import { SignJWT } from 'jose';
 import request from 'supertest';
 import { WalletLinkClient } from '../../src/provider/clients/wallet-link.client';
 import { WalletLinksService } from '../../src/wallet-links/wallet-links.service';
-import { apiUser, databaseDump, LINK_API_KEY, startLinkHosts, tokenWithEmail, uniqueLinkEmail, type LinkHosts } from './link-hosts';
+import { databaseDump } from '../support/database-dump';
+import { apiUser, LINK_API_KEY, startLinkHosts, tokenWithEmail, uniqueLinkEmail, type LinkHosts } from './link-hosts';
 
 describe('wallet links end to end', () => {
   let hosts: LinkHosts;
