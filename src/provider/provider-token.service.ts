@@ -79,15 +79,10 @@ export class ProviderTokenService {
    * token newer than the rejected one and asked for since that request began, from the row when
    * another caller (of any instance) already got one, else from the provider. Never an older
    * stored token, even one newer than the refused one: a provider-wide revocation killed it too.
-   * The request's start is placed on the database clock by DatabaseClock's estimate, at its earliest.
+   * The request's start is placed on the database clock by DatabaseClock's estimate.
    */
   async renewAfterRejection(rejected: ProviderBearer, startedAt: number): Promise<ProviderBearer> {
-    // The earliest the request may have begun on the database clock: a renewal asked for within the
-    // clock's error of the request's start serves it. Erring the other way, every instance whose
-    // estimate runs a few ms ahead asked the provider once more per revocation; erring this way
-    // risks, only for a token obtained in those few ms before a revocation, one refused retry.
-    const clock = await this.clockEstimate();
-    const began = startedAt + clock.offsetMs - clock.errorMs;
+    const began = startedAt + (await this.clockEstimate()).offsetMs;
     const notBefore = new Date(Math.max(began, rejected.obtainedAt.getTime()));
     if (this.current && this.current.obtainedAt > notBefore) return this.current;
     this.current = undefined;

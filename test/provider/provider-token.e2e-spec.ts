@@ -90,20 +90,26 @@ describe('provider token', () => {
     expect(authRequests()).toBe(2);
   });
 
-  it('many callers hitting a 401 together still cause one refresh', async () => {
+  it('many callers hitting a 401 together on two instances all recover on their first retry, with one refresh per instance at most', async () => {
     const [a, b] = await Promise.all([start(), start()]);
-    // Both instances hold the token before it is revoked, so that all twenty requests go out
-    // together. With b still to read the stored token, its requests began a database round trip
-    // later, possibly after a had already claimed the renewal: by the rule of renewAfterRejection
-    // (a token asked for since the refused request began) b then rightly renewed once more.
+    // Both instances hold the token before it is revoked, so that all twenty requests go out together.
     for (const instance of [a, b])
       await instance
         .get(CardsClient)
         .getCard('missing')
         .catch(() => undefined);
     sandbox.state.revokeTokens();
-    await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).get(CardsClient).getCard('missing')));
-    expect(authRequests()).toBe(2);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).get(CardsClient).getCard('missing')));
+    // Every retry reached the card route with a valid token: the sandbox answered 404, never 401.
+    expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as { providerStatus?: number }).providerStatus)).toEqual(
+      Array.from({ length: 20 }, () => 404),
+    );
+    // The first token, then one renewal shared by each instance's ten refused requests. Usually b
+    // takes the renewal a stored; when a's renewal is within the database clock's error (a few ms) of
+    // the start of b's requests, b may not tell it from a token stored before the revocation and asks
+    // for its own (renewAfterRejection: a first retry must never go out with a revoked token).
+    expect(authRequests()).toBeGreaterThanOrEqual(2);
+    expect(authRequests()).toBeLessThanOrEqual(3);
   });
 
   it('after a provider-wide revocation, an instance recovers on its first retry even when a newer (also revoked) token is stored', async () => {
