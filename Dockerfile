@@ -76,8 +76,8 @@ STOPSIGNAL SIGTERM
 # pretenured the requests' objects, and the old generation filled with garbage (docs/operations.md).
 # --max-semi-space-size=8 --min-semi-space-size=8: a young generation of 16 MB, neither grown to
 # Node 24's 128 MB under load nor shrunk to 1 MB while idle (the first requests after a quiet minute
-# then paid for it). --no-maglev: Maglev's compilation memory, about 20 MB of peak RSS, for no CPU
-# gained under the bench (docs/operations.md).
+# then paid for it). --no-maglev: Maglev's compilation memory, about 20 MB of peak RSS, for a CPU
+# difference within the bench's noise (docs/operations.md).
 # dist/main.bundle.js is the compiled service in one file (scripts/bundle.mjs): it starts in about
 # half the time.
 CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=8", "--min-semi-space-size=8", "--no-maglev", "--no-allocation-site-pretenuring", "dist/main.bundle.js"]
