@@ -8,14 +8,18 @@ import { payinBody } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
 /**
- * The provider token is shared by all instances: each test gets its own sandbox, hence its own
- * token row (the row is keyed by provider host and API key).
+ * The provider token is shared by all instances: each test gets its own sandbox and starts with
+ * no token row (the row is keyed by provider host and API key).
  */
 describe('provider token', () => {
   let sandbox: RunningSandbox;
   const services: TestService[] = [];
   const start = async (env: Record<string, string> = {}) => {
     const service = await startTestService(sandbox, env);
+    // The OS reuses ports: a sandbox on the port of an earlier one (of this file or another in this
+    // worker's database) would find its token row under the same key. Every test starts with none; no
+    // token is asked for before a test's own calls, so the instances of one test cannot race this.
+    if (services.length === 0) await service.prisma.$executeRaw`DELETE FROM provider_tokens`;
     services.push(service);
     return service;
   };
