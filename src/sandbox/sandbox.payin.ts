@@ -1,3 +1,4 @@
+import axios from 'axios';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { guard, header, isEmail, isHttpUrl, isNonEmptyString, isPlainObject, providerDateTime, type SandboxContext } from './sandbox.http';
 import { randomDigits } from './sandbox.ids';
@@ -69,17 +70,19 @@ export function registerPayInRoutes(app: FastifyInstance, ctx: SandboxContext): 
       let httpStatus: number | null = null;
       let error: string | undefined;
       try {
-        const response = await fetch(url, {
-          method: 'POST',
+        // axios, the HTTP client the service was ordered with (its provider calls use node:http: ADR 0015).
+        const response = await axios.post(url, JSON.stringify(payload), {
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(payload),
           signal: controller.signal,
+          validateStatus: () => true,
+          responseType: 'arraybuffer',
+          // Like fetch: no proxy taken from the environment.
+          proxy: false,
         });
         httpStatus = response.status;
-        await response.arrayBuffer().catch(() => undefined);
       } catch (err) {
-        const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
-        error = err instanceof Error ? `${err.name}: ${err.message}${cause ? ` (${cause.code ?? cause.message})` : ''}` : String(err);
+        const code = (err as { code?: string } | null)?.code;
+        error = err instanceof Error ? `${err.name}: ${err.message}${code ? ` (${code})` : ''}` : String(err);
       } finally {
         clearTimeout(timer);
         done();
