@@ -65,20 +65,23 @@ describe('the retention job beside the pay-in', () => {
         `INSERT INTO provider_calls (id, area, method, endpoint, url, outcome, duration_ms, created_at)
          VALUES (gen_random_uuid(), 'payin', 'POST', '/api/agent/bills/v3', 'http://x', 'ok', 1, now() - interval '400 days')`,
       );
-      await sql(
-        `INSERT INTO events (id, type, resource_type, resource_id, snapshot, created_at)
-         VALUES ($1, 'order.succeeded', 'order', gen_random_uuid(), '{}', now() - interval '400 days')`,
-        event,
-      );
-      // The trigger gave the old event its delivery to the endpoint: made final and old, with one attempt.
-      await sql(
-        `UPDATE webhook_deliveries SET status = 'DELIVERED', attempt_count = 1, created_at = now() - interval '400 days' WHERE event_id = $1`,
-        event,
-      );
-      await sql(
-        `INSERT INTO webhook_attempts (delivery_id, at, http_status, duration_ms) SELECT id, now(), 204, 1 FROM webhook_deliveries WHERE event_id = $1`,
-        event,
-      );
+      // The trigger gives the old event its delivery to the endpoint, made final and old here with one
+      // attempt, in one transaction: the instance's delivery job never sees it pending (it attempted one once).
+      await service.prisma.$transaction([
+        service.prisma.$executeRawUnsafe(
+          `INSERT INTO events (id, type, resource_type, resource_id, snapshot, created_at)
+           VALUES ($1, 'order.succeeded', 'order', gen_random_uuid(), '{}', now() - interval '400 days')`,
+          event,
+        ),
+        service.prisma.$executeRawUnsafe(
+          `UPDATE webhook_deliveries SET status = 'DELIVERED', attempt_count = 1, created_at = now() - interval '400 days' WHERE event_id = $1`,
+          event,
+        ),
+        service.prisma.$executeRawUnsafe(
+          `INSERT INTO webhook_attempts (delivery_id, at, http_status, duration_ms) SELECT id, now(), 204, 1 FROM webhook_deliveries WHERE event_id = $1`,
+          event,
+        ),
+      ]);
     }
 
     // Another instance's batches, their deletions not committed: their row locks are held.
