@@ -1,16 +1,13 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { mintToken } from '../../src/auth/token-minter';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startChildService, type ChildService } from '../support/child-service';
+import { buildOncePerRun } from '../support/production-build';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
 import { startProdCommand, startProdEnvironment } from '../support/start-prod-command';
 import { startTestSandbox } from '../support/test-service';
 
-const ROOT = resolve(__dirname, '../..');
 const JWT_SECRET = 'production-bundle-limit-test-jwt-secret-0123456789';
 /** PROVIDER_CUSTOMER_HOURLY_LIMIT is left unset: the production default is what is checked. */
 const DEFAULT_CUSTOMER_LIMIT = 30;
@@ -26,7 +23,7 @@ describe('the production bundle: one customer cannot spend the provider budget o
   let service: ChildService;
 
   beforeAll(async () => {
-    await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+    await buildOncePerRun();
     sandbox = await startTestSandbox();
     const command = startProdCommand();
     const env = {

@@ -1,19 +1,15 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { mintToken } from '../../src/auth/token-minter';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { startChildService, type ChildService } from '../support/child-service';
 import { OtlpReceiver } from '../support/otlp-receiver';
+import { buildOncePerRun } from '../support/production-build';
 import { orderRequest } from '../support/provider-factories';
-import { DIST_LOCK, withRunLock } from '../support/run-lock';
 import { testDatabaseUrl } from '../support/test-database';
 import { startProdCommand, startProdEnvironment } from '../support/start-prod-command';
 import { startTestSandbox } from '../support/test-service';
 
-const ROOT = resolve(__dirname, '../..');
 const JWT_SECRET = 'production-bundle-test-jwt-secret-0123456789';
 
 /**
@@ -30,10 +26,7 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    // dist/ is shared with the files that run `nest start` in another worker (test/support/run-lock.ts).
-    await withRunLock(DIST_LOCK, () =>
-      promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }),
-    );
+    await buildOncePerRun();
     sandbox = await startTestSandbox();
     const command = startProdCommand();
     env = {
