@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { EXPORT_BATCH_SIZE } from '../../src/orders/orders.service';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { insertFixtureOrders } from '../support/fixture-orders';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -124,11 +125,14 @@ describe('finance views', () => {
     const day = new Date('2033-01-01T00:00:00Z');
     const total = 2 * EXPORT_BATCH_SIZE + 1_000;
     const tied = Math.ceil(EXPORT_BATCH_SIZE * 0.6);
-    await service.prisma.$executeRaw`
-      INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
-      SELECT gen_random_uuid(), 'ord_tied_' || g, 'tied', 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'tied order ' || g, 'Payer', 'tied@example.com',
-             ${day}::timestamptz + make_interval(secs => g / ${tied}::int), now()
-      FROM generate_series(0, ${total}::int - 1) AS g`;
+    await insertFixtureOrders(
+      service.prisma,
+      service.prisma.$executeRaw`
+        INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
+        SELECT gen_random_uuid(), 'ord_tied_' || g, 'tied', 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'tied order ' || g, 'Payer', 'tied@example.com',
+               ${day}::timestamptz + make_interval(secs => g / ${tied}::int), now()
+        FROM generate_series(0, ${total}::int - 1) AS g`,
+    );
     const expected = await service.prisma.$queryRaw<{ id: string; reference: string; createdAt: Date }[]>`
       SELECT id::text, reference, created_at AS "createdAt" FROM orders WHERE customer_id = 'tied' ORDER BY created_at DESC, id DESC`;
     const res = await asFinance('/v1/orders/export.csv')

@@ -2,6 +2,7 @@ import { get } from 'node:http';
 import type { Pool } from 'pg';
 import { DATABASE_POOL_SIZE } from '../../src/database/database';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { insertFixtureOrders } from '../support/fixture-orders';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -39,11 +40,14 @@ describe('one party saturating the database pool keeps no other party waiting', 
     // The hanging pay-ins give up after 3 s: long enough to overlap every measured request.
     service = await startTestService(sandbox, { PROVIDER_TIMEOUT_MS: '3000' }, [], { listen: true });
     mallory = await customer(service);
-    await service.prisma.$executeRaw`
-      INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
-      SELECT gen_random_uuid(), 'ord_pool_' || g, ${mallory.sub}, 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'bulk order ' || g, 'Payer ' || g,
-             'bulk@example.com', ${bulkDay}::timestamptz + make_interval(secs => g), now()
-      FROM generate_series(1, ${BULK_ORDERS}::int) AS g`;
+    await insertFixtureOrders(
+      service.prisma,
+      service.prisma.$executeRaw`
+        INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
+        SELECT gen_random_uuid(), 'ord_pool_' || g, ${mallory.sub}, 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'bulk order ' || g, 'Payer ' || g,
+               'bulk@example.com', ${bulkDay}::timestamptz + make_interval(secs => g), now()
+        FROM generate_series(1, ${BULK_ORDERS}::int) AS g`,
+    );
   }, 60_000);
   afterAll(async () => {
     await service.prisma.$executeRaw`DELETE FROM orders WHERE customer_id = ${mallory.sub}`;

@@ -194,10 +194,11 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
     it('no answer holds a generated number or code, nor a delivered secret', () => {
       expect(echoes.length).toBeGreaterThan(10);
       const text = answers.join('\n');
+      const digits = digitsOf(text);
       for (const echo of echoes) {
         expect(text).not.toContain(echo.card.written);
         expect(text).not.toContain(echo.codePhrase);
-        expect(digitsOf(text)).not.toContain(echo.card.digits);
+        expect(digits).not.toContain(echo.card.digits);
       }
       for (const secret of delivered) expect(text).not.toContain(secret);
     });
@@ -209,9 +210,11 @@ describe('provider echoes of card numbers, security codes and delivered secrets'
         ['database', dump],
         ['logs', service.logs.text],
       ]) {
+        // Once per text, not once per echo: late in a run the dump holds every row the worker's earlier files left.
+        const digits = digitsOf(text);
         for (const echo of echoes) {
           expect({ name, leaked: text.includes(echo.card.written) || text.includes(echo.codePhrase) }).toEqual({ name, leaked: false });
-          expect({ name, leaked: digitsOf(text).includes(echo.card.digits) }).toEqual({ name, leaked: false });
+          expect({ name, leaked: digits.includes(echo.card.digits) }).toEqual({ name, leaked: false });
         }
         for (const secret of delivered) expect({ name, leaked: text.includes(secret) }).toEqual({ name, leaked: false });
         expect({
