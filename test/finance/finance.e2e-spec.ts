@@ -127,7 +127,7 @@ describe('finance views', () => {
     const tied = Math.ceil(EXPORT_BATCH_SIZE * 0.6);
     await insertFixtureOrders(
       service.prisma,
-      service.prisma.$executeRaw`
+      (tx) => tx.$executeRaw`
         INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
         SELECT gen_random_uuid(), 'ord_tied_' || g, 'tied', 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'tied order ' || g, 'Payer', 'tied@example.com',
                ${day}::timestamptz + make_interval(secs => g / ${tied}::int), now()

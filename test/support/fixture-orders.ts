@@ -1,5 +1,5 @@
-import type { Prisma } from '../../src/generated/prisma/client';
 import type { Database } from '../../src/database/database';
+import type { Prisma } from '../../src/generated/prisma/client';
 
 /**
  * Runs `insert`, a bulk insert of orders that stand for old ones (thousands, by `generate_series`),
@@ -9,6 +9,13 @@ import type { Database } from '../../src/database/database';
  * file of the worker polled and dumped tens of thousands of rows. The test database's user is a
  * superuser on both databases (PGlite's, and CI's postgres), which the setting requires.
  */
-export async function insertFixtureOrders(database: Database, insert: Prisma.PrismaPromise<number>): Promise<void> {
-  await database.$transaction([database.$executeRaw`SET LOCAL session_replication_role = replica`, insert]);
+export async function insertFixtureOrders(database: Database, insert: (tx: Prisma.TransactionClient) => Promise<number>): Promise<void> {
+  await database.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SET LOCAL session_replication_role = replica`;
+      await insert(tx);
+    },
+    // Not Prisma's 5 s: 60,000 rows take longer on PGlite beside another worker. Its duration is not under test.
+    { timeout: 120_000 },
+  );
 }

@@ -5,6 +5,11 @@
 // record of takes its duration from test/support/test-durations.json (seconds, recorded from one
 // `npm test` run by test/support/record-test-durations.js). A file in neither counts as the median
 // recorded file (jest would run it before every file with a duration, the longest included).
+//
+// The files that use `dist/` (a build, or `nest start` compiling into it) take the run's lock on it
+// (test/support/run-lock.ts), and one waiting for the lock leaves its worker idle: two of them
+// starting together on a fresh clone cost the run about 45 s of one core (the build holding the
+// lock). So no two of them are placed within DIST_USERS_APART files of each other.
 const { readFileSync } = require('node:fs');
 const { join, relative } = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
@@ -13,7 +18,30 @@ const recorded = JSON.parse(readFileSync(join(__dirname, 'test-durations.json'),
 const sorted = Object.values(recorded).sort((a, b) => a - b);
 const median = sorted.length ? sorted[Math.floor(sorted.length / 2)] : undefined;
 
+const DIST_USERS_APART = 4;
+const usesDist = (test) => /\b(DIST_LOCK|buildOncePerRun)\b/.test(readFileSync(test.path, 'utf8'));
+
+/** `order` with each file that uses dist/ moved back, if needed, to DIST_USERS_APART places after the previous one. */
+function spreadDistUsers(order) {
+  const placed = [];
+  const waiting = [];
+  let lastDistUser = -Infinity;
+  for (const test of order) {
+    if (usesDist(test)) waiting.push(test);
+    else placed.push(test);
+    if (waiting.length && placed.length - lastDistUser > DIST_USERS_APART) {
+      lastDistUser = placed.length;
+      placed.push(waiting.shift());
+    }
+  }
+  return [...placed, ...waiting];
+}
+
 class LongestFirstSequencer extends Sequencer {
+  sort(tests) {
+    return spreadDistUsers(super.sort(tests));
+  }
+
   time(test) {
     const cached = super.time(test);
     if (cached != null) return cached;
