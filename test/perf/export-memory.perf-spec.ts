@@ -1,5 +1,6 @@
 import { get } from 'node:http';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { insertFixtureOrders } from '../support/fixture-orders';
 import { settledHeap } from '../support/settled-heap';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
 
@@ -26,11 +27,14 @@ describe('the CSV export of 100,000 orders', () => {
 
   it('streams with flat memory', async () => {
     const bulkDay = new Date('2032-01-01T00:00:00Z');
-    await service.prisma.$executeRaw`
-      INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
-      SELECT gen_random_uuid(), 'ord_bulk_' || g, 'bulk', 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'bulk order ' || g, 'Payer ' || g, 'bulk@example.com',
-             ${bulkDay}::timestamptz + make_interval(secs => g), now()
-      FROM generate_series(1, 100000) AS g`;
+    await insertFixtureOrders(
+      service.prisma,
+      (tx) => tx.$executeRaw`
+        INSERT INTO orders (id, reference, customer_id, status, amount, currency, service, wallet, description, payer, payer_email, created_at, updated_at)
+        SELECT gen_random_uuid(), 'ord_bulk_' || g, 'bulk', 'SUCCEEDED', 1000 + g, 'XAF', 1, '237600000001', 'bulk order ' || g, 'Payer ' || g, 'bulk@example.com',
+               ${bulkDay}::timestamptz + make_interval(secs => g), now()
+        FROM generate_series(1, 100000) AS g`,
+    );
     try {
       const before = settledHeap();
       let peak = before;
