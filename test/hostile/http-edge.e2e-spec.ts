@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import request from 'supertest';
 import { buildOpenApiDocument, SIGNED_CALLBACK_LIMIT_PER_MINUTE } from '../../src/create-app';
 import { CallbackUrlsService } from '../../src/orders/callback-urls.service';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { withLongestLoopHold } from '../support/event-loop-hold';
 import { customer } from '../support/orders-client';
 import { orderRequest } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
@@ -232,17 +232,16 @@ describe('the HTTP edge under attack', () => {
     it('50,000 keys are refused in milliseconds and the event loop never stalls', async () => {
       const wide = JSON.stringify({ ...orderRequest(), ...Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i])) });
       expect(wide.length).toBeGreaterThan(600_000);
-      const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-      loopDelay.enable();
       const started = performance.now();
-      const [refused, health] = await Promise.all([
-        post(wide),
-        request(service.server).get('/health/live').set('x-forwarded-for', freshIp()),
-      ]);
+      const {
+        result: [refused, health],
+        holdCpuMs,
+      } = await withLongestLoopHold(() =>
+        Promise.all([post(wide), request(service.server).get('/health/live').set('x-forwarded-for', freshIp())]),
+      );
       const elapsedMs = performance.now() - started;
-      loopDelay.disable();
       // The old code held the loop 3-6 s on such a body.
-      expect(loopDelay.max / 1e6).toBeLessThan(200);
+      expect(holdCpuMs).toBeLessThan(200);
       expect(elapsedMs).toBeLessThan(2_000);
       expect(health.status).toBe(200);
       const problem = expectProblem(refused, 400, 'body_too_complex');
