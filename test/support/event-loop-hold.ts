@@ -13,7 +13,7 @@ const THREAD_SCHEDSTAT = '/proc/thread-self/schedstat';
 export const loopThreadCpuMs: () => number = existsSync(THREAD_SCHEDSTAT)
   ? () => Number(readFileSync(THREAD_SCHEDSTAT, 'latin1').split(' ', 1)[0]) / 1e6
   : () => {
-      const { user, system } = (process.threadCpuUsage ?? process.cpuUsage)();
+      const { user, system } = typeof process.threadCpuUsage === 'function' ? process.threadCpuUsage() : process.cpuUsage();
       return (user + system) / 1000;
     };
 
