@@ -39,7 +39,7 @@ const shared = {
   // test/support/cached-jest-runtime.js keeps each module's transform and compiled script for the
   // whole worker (every file still gets a fresh registry and context), and client/'s `.js` imports
   // of `.ts` sources resolve through test/support/jest-resolver.js, whose answers jest caches.
-  // JEST_STOCK_RUNTIME=1 runs jest's own runtime and a moduleNameMapper instead (ADR 0019).
+  // JEST_STOCK_RUNTIME=1 runs jest's own runtime and a moduleNameMapper instead (ADR 0016).
   ...(process.env.JEST_STOCK_RUNTIME
     ? { moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' } }
     : { runtime: '<rootDir>/test/support/cached-jest-runtime.js', resolver: '<rootDir>/test/support/jest-resolver.js' }),

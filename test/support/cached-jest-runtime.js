@@ -11,7 +11,7 @@
  *   of the same text hits V8's compilation cache in any context, functions compiled once included.
  *   Code that contains `import(` keeps jest's own path: the cached script would keep the first
  *   file's dynamic-import callback.
- * docs/testing.md and ADR 0019 give the measurements.
+ * docs/testing.md and ADR 0016 give the measurements.
  */
 const { statSync } = require('node:fs');
 const { Script } = require('node:vm');
