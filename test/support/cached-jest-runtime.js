@@ -19,7 +19,7 @@ const Runtime = require('jest-runtime').default;
 
 /** filename + options -> { stamp, transformed }: one per worker, for every file it runs. */
 const transforms = new Map();
-/** filename -> { source, script }: the compiled script, run again in each file's context. */
+/** filename -> { source, parameters, script }: the compiled script, run again in each file's context. */
 const scripts = new Map();
 
 class CachedJestRuntime extends Runtime {
@@ -57,11 +57,11 @@ class CachedJestRuntime extends Runtime {
       if (context == null || scriptSource.includes('import(') || executor.resolution.isCoreModule(filename)) {
         return compile(scriptSource, filename);
       }
+      const parameters = executor.injectedModuleParameters.join(',');
       let kept = scripts.get(filename);
-      if (kept?.source !== scriptSource) {
-        const parameters = executor.injectedModuleParameters.join(',');
+      if (kept?.source !== scriptSource || kept.parameters !== parameters) {
         const wrapped = `({"Object.<anonymous>":function(${parameters}){${scriptSource}\n}});`;
-        kept = { source: scriptSource, script: new Script(wrapped, { filename }) };
+        kept = { source: scriptSource, parameters, script: new Script(wrapped, { filename }) };
         scripts.set(filename, kept);
       }
       return kept.script.runInContext(context)['Object.<anonymous>'];
