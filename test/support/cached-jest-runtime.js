@@ -52,12 +52,12 @@ class CachedJestRuntime extends Runtime {
   compileThroughScripts(environment) {
     const executor = this.executor;
     const compile = executor.compile.bind(executor);
+    const parameters = executor.injectedModuleParameters.join(',');
     executor.compile = (scriptSource, filename) => {
       const context = environment.getVmContext();
       if (context == null || scriptSource.includes('import(') || executor.resolution.isCoreModule(filename)) {
         return compile(scriptSource, filename);
       }
-      const parameters = executor.injectedModuleParameters.join(',');
       let kept = scripts.get(filename);
       if (kept?.source !== scriptSource || kept.parameters !== parameters) {
         const wrapped = `({"Object.<anonymous>":function(${parameters}){${scriptSource}\n}});`;
