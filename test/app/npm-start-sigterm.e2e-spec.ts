@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIST_LOCK, withRunLock } from '../support/run-lock';
 import { freePort } from '../support/test-service';
+import { until } from '../support/until';
 
 const ROOT = resolve(__dirname, '../..');
 const scripts = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -38,15 +39,6 @@ function listening(port: number): Promise<boolean> {
     });
     socket.once('error', () => done(false));
   });
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(100);
-  }
 }
 
 // A first start initialises an embedded database in a fresh data directory; start:dev builds first.
@@ -110,7 +102,9 @@ describe('SIGTERM to the npm process (or to the Nest CLI)', () => {
       child.once('exit', (code, signal) => done({ code, signal })),
     );
 
+    // Ready or exited, whichever comes first; a timeout, too, fails with the output beside it.
     const ready = await until(
+      `${command} ${args.join(' ')} is ready or has exited`,
       () =>
         child.exitCode !== null ||
         fetch(`http://127.0.0.1:${port}/health/ready`).then(
@@ -118,7 +112,8 @@ describe('SIGTERM to the npm process (or to the Nest CLI)', () => {
           () => false,
         ),
       180_000,
-    );
+      100,
+    ).catch(() => false);
     expect([ready && child.exitCode === null, ready && child.exitCode === null ? '' : output]).toEqual([true, '']);
     const pgid = child.pid!;
     const tree = processGroup(pgid);
@@ -128,8 +123,8 @@ describe('SIGTERM to the npm process (or to the Nest CLI)', () => {
     process.kill(pgid, 'SIGTERM');
     const stopped = await Promise.race([exited, sleep(30_000).then(() => `${command} still running 30 s after SIGTERM`)]);
     expect(stopped).toEqual({ code: 0, signal: null });
-    expect(await until(async () => !(await listening(port)), 5_000)).toBe(true);
-    expect(await until(() => processGroup(pgid).length === 0, 5_000)).toBe(true);
+    await until(`port ${port} is free`, async () => !(await listening(port)), 5_000, 100);
+    await until(`no process of group ${pgid} is left`, () => processGroup(pgid).length === 0, 5_000, 100);
     expect(processGroup(pgid)).toEqual([]);
     // The service's own clean stop, not a kill.
     expect(output).toContain('"signal":"SIGTERM","msg":"shutting down"');

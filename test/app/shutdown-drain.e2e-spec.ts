@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { mintToken } from '../../src/auth/token-minter';
 import { TEST_WALLETS } from '../../src/sandbox/test-wallets';
 import { startChildService, type ChildService } from '../support/child-service';
 import { parseSse } from '../support/orders-client';
 import { orderRequest } from '../support/provider-factories';
 import { testDatabaseUrl } from '../support/test-database';
+import { until } from '../support/until';
 
 const JWT_SECRET = 'shutdown-drain-test-jwt-secret-0123456789abcdef';
 const DRAIN_MS = 4_000;
@@ -31,14 +31,6 @@ function openStream(base: string, token: string, orderId: string): Promise<OpenS
       .on('error', reject)
       .end();
   });
-}
-
-async function until(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(25);
-  }
 }
 
 /**

@@ -127,11 +127,8 @@ describe('one party saturating the database pool keeps no other party waiting', 
     // runs out first: in npm test's parallel workers its peak read 8 to 10 of the 10 connections, so
     // there at least half of the pool, held by one customer, is what this test asks of the flood.
     expect(new Set(readerStatuses)).toEqual(new Set([200]));
-    if (process.env.TEST_DATABASE_URL) expect(inUsePeak).toBeGreaterThanOrEqual(DATABASE_POOL_SIZE / 2);
-    else {
-      expect(inUsePeak).toBe(DATABASE_POOL_SIZE);
-      expect(waitingPeak).toBeGreaterThan(0);
-    }
+    // saturated() above is that condition, stated once; the peaks are printed beside it on a failure.
+    expect({ inUsePeak, waitingPeak, saturated: saturated() }).toEqual({ inUsePeak, waitingPeak, saturated: true });
     // Every request of the other customer answered (none gave up waiting for a connection: 503 after 10 s) ...
     expect(timings.filter((t) => t.status !== (t.what === 'pay-in' ? 201 : 200))).toEqual([]);
     // ... in its turn: no slower than the saturating customer's own requests (the pool serves its

@@ -4,17 +4,12 @@ import { connectionAdmissionOf } from '../../src/http/connection-limit';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { until as untilTruthy } from '../support/until';
 import { openSseClient, type SseClient } from './live-streams-sse-client';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, predicate: () => boolean, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const until = (what: string, predicate: () => boolean, timeoutMs = 5_000) => untilTruthy(what, predicate, timeoutMs, 10);
 
 /**
  * A keep-alive connection spoken raw: one request at a time, each answer read to its end by its

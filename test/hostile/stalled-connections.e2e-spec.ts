@@ -7,6 +7,7 @@ import { connectionAdmissionOf } from '../../src/http/connection-limit';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { orderRequest } from '../support/provider-factories';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { until } from '../support/until';
 import { openSseClient } from './live-streams-sse-client';
 
 /** A socket of the test and what came back on it, with when the server closed it. */
@@ -48,14 +49,6 @@ function firstAnswer(text: string): { status: number; headers: Record<string, st
   );
   const body = text.slice(headEnd + 4, headEnd + 4 + Number(headers['content-length'] ?? 0));
   return { status: Number(statusLine.split(' ')[1]), headers, body };
-}
-
-async function until(predicate: () => boolean, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** One request on a fresh connection, with how long its answer took. */
@@ -121,7 +114,7 @@ describe('slow clients cannot exhaust the process', () => {
       for (let tries = 0; (await open()) < 20 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
       const extra = await Promise.all(Array.from({ length: 5 }, () => stall(cappedPort, stalledHeaders())));
       held.push(...extra);
-      await until(() => extra.every((s) => s.closedAt !== undefined), 2_000, 'the connections past the cap to be closed');
+      await until('the connections past the cap to be closed', () => extra.every((s) => s.closedAt !== undefined), 2_000, 20);
       expect(extra.map((s) => s.received)).toEqual(['', '', '', '', '']);
       expect(held.slice(0, 20).every((s) => s.closedAt === undefined)).toBe(true);
       expect(capped.logs.entries().some((entry) => entry.msg === 'connection limit reached: new connections closed')).toBe(true);
@@ -178,14 +171,14 @@ describe('slow clients cannot exhaust the process', () => {
     expect([order.status, order.ms < 3_000]).toEqual([201, true]);
 
     // Anonymous: 401 problem+json at once, the body never awaited.
-    await until(() => anonymous.received.includes('\r\n\r\n'), 2_000, 'the 401 of an anonymous stalled request');
+    await until('the 401 of an anonymous stalled request', () => anonymous.received.includes('\r\n\r\n'), 2_000, 20);
     const refused = firstAnswer(anonymous.received);
     expect(refused.status).toBe(401);
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(JSON.parse(refused.body)).toMatchObject({ status: 401, code: 'unauthenticated' });
 
     // Authenticated: the body never comes; 408 problem+json with the security headers, then closed.
-    await until(() => authenticated.closedAt !== undefined, HTTP_TIMEOUTS.requestTimeoutMs + 5_000, 'the stalled body to be closed');
+    await until('the stalled body to be closed', () => authenticated.closedAt !== undefined, HTTP_TIMEOUTS.requestTimeoutMs + 5_000, 20);
     const timedOut = firstAnswer(authenticated.received);
     expect(timedOut.status).toBe(408);
     expect(timedOut.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -195,9 +188,10 @@ describe('slow clients cannot exhaust the process', () => {
 
     // Every stalled socket of the flood is closed by the server within seconds of its time limit.
     await until(
+      'every stalled socket to be closed',
       () => sockets.every((s) => s.closedAt !== undefined),
       HTTP_TIMEOUTS.requestTimeoutMs + floodOpenedMs + 5_000,
-      'every stalled socket to be closed',
+      20,
     );
     for (const [index, kind] of ['authenticated body', 'anonymous body', 'headers'].entries()) {
       const ofKind = sockets.filter((_, i) => i % 3 === index);
@@ -208,7 +202,7 @@ describe('slow clients cannot exhaust the process', () => {
 
     // The stream outlived every timeout and still receives its keep-alives.
     const seen = stream.body.length;
-    await until(() => stream.body.length > seen, 3_000, 'a keep-alive on the stream');
+    await until('a keep-alive on the stream', () => stream.body.length > seen, 3_000, 20);
     expect(stream.ended).toBe(false);
     stream.close();
   }, 60_000);

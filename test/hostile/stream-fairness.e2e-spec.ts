@@ -1,15 +1,8 @@
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { until } from '../support/until';
 import { openSseClient, type SseClient } from './live-streams-sse-client';
-
-async function until(what: string, predicate: () => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /**
  * Live streams are counted per user (SSE_MAX_STREAMS_PER_USER): one user holding all it may hold,
@@ -52,7 +45,7 @@ describe('one user at its live-stream limit keeps no other user from streaming',
     const stream = await openSseClient(port, alice.token, aliceOrder);
     streams.push(stream);
     expect(stream.status).toBe(200);
-    await until("alice's first status event", () => stream.body.includes('event: status'), 1_000);
+    await until("alice's first status event", () => stream.body.includes('event: status'), 1_000, 10);
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(streams.slice(0, PER_USER).every((s) => !s.ended)).toBe(true);
   });

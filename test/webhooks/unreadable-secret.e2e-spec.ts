@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from '../../src/common/secret-box';
@@ -7,6 +6,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { webhookSecretPurpose } from '../../src/webhooks/webhook-endpoints.types';
 import { newWebhookSecret } from '../../src/webhooks/webhook-signature';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { until } from '../support/until';
 import { WebhookReceiver } from './webhook-receiver';
 
 /**
@@ -63,16 +63,6 @@ describe('webhook secrets no configured key opens', () => {
     );
     const [event] = await sql<{ id: string }>(`SELECT id FROM events WHERE resource_id = $1::uuid`, id);
     return event.id;
-  }
-
-  async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await sleep(50);
-    }
   }
 
   const metric = async (secret: string) => {

@@ -8,6 +8,7 @@ import { WEBHOOK_MAX_IN_FLIGHT, WEBHOOK_POLL_INTERVAL_MS, WebhookDeliveryJob } f
 import { newWebhookSecret } from '../../src/webhooks/webhook-signature';
 import { customer, waitForOrder } from '../support/orders-client';
 import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { until as untilTruthy } from '../support/until';
 import { WebhookReceiver } from './webhook-receiver';
 
 // Three attempts: at once, then 1 s and 1 s later (plus up to 10 % jitter).
@@ -96,15 +97,8 @@ describe('webhook delivery', () => {
     );
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await sleep(50);
-    }
-  }
+  const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000) =>
+    untilTruthy(what, probe, timeoutMs, 50);
 
   const finished = (eventId: string, endpointId: string) =>
     until(`the delivery of ${eventId} is finished`, async () => {
