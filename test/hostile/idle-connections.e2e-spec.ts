@@ -4,12 +4,10 @@ import { connectionAdmissionOf } from '../../src/http/connection-limit';
 import { TEST_WALLETS, type RunningSandbox } from '../../src/sandbox/sandbox.server';
 import { customer } from '../support/orders-client';
 import { startTestSandbox, startTestService, type TestService } from '../support/test-service';
-import { until as untilTruthy } from '../support/until';
+import { until } from '../support/until';
 import { openSseClient, type SseClient } from './live-streams-sse-client';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const until = (what: string, predicate: () => boolean, timeoutMs = 5_000) => untilTruthy(what, predicate, timeoutMs, 10);
 
 /**
  * A keep-alive connection spoken raw: one request at a time, each answer read to its end by its
@@ -137,12 +135,12 @@ describe('a client holding idle connections keeps no one out', () => {
     aliceOrderId = (await alice.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK })).body.id;
     bobOrderId = (await bob.createOrder({ wallet: TEST_WALLETS.NO_CALLBACK })).body.id;
     // The orders were created through node's keep-alive agent: its connections must not count in the tests' cap.
-    await until('the set-up connections to close', () => openNow() === 0, 15_000);
+    await until('the set-up connections to close', () => openNow() === 0, 15_000, 10);
   }, 30_000);
   afterEach(async () => {
     for (const connection of held.splice(0)) connection.close();
     for (const stream of streams.splice(0)) stream.close();
-    await until('every connection to be gone', () => openNow() === 0);
+    await until('every connection to be gone', () => openNow() === 0, 5_000, 10);
   });
   afterAll(async () => {
     await service.close();
@@ -162,7 +160,7 @@ describe('a client holding idle connections keeps no one out', () => {
       expect([came.status, came.ms < ADMITTED_WITHIN_MS]).toEqual([200, true]);
     }
     // Oldest idle first: the first five of the client's connections, and no other.
-    await until('the evicted connections to close', () => idle.filter((c) => c.closed).length === 5);
+    await until('the evicted connections to close', () => idle.filter((c) => c.closed).length === 5, 5_000, 10);
     expect(idle.map((c) => c.closed)).toEqual(idle.map((_, i) => i < 5));
     expect(openNow()).toBe(CAP);
     expect(service.logs.entries().some((entry) => entry.msg === 'connection limit reached: idle connections closed for new ones')).toBe(
@@ -235,7 +233,7 @@ describe('a client holding idle connections keeps no one out', () => {
       came.connection!.beginRequest();
       held.push(came.connection!);
     }
-    await until('the idle connections to close', () => idle.every((c) => c.closed));
+    await until('the idle connections to close', () => idle.every((c) => c.closed), 5_000, 10);
     // ... and with nothing idle left, a newcomer is closed unanswered: no busy connection made room.
     const refused = await newcomer(port);
     expect(refused.status).toBe('closed by the server before an answer');
@@ -244,6 +242,6 @@ describe('a client holding idle connections keeps no one out', () => {
     expect(streams.map((s) => s.ended)).toEqual(streams.map(() => false));
     // The streams still flow (keep-alive comments every second).
     const seen = streams.map((s) => s.body.length);
-    await until('a keep-alive on every stream', () => streams.every((s, i) => s.body.length > seen[i]), 3_000);
+    await until('a keep-alive on every stream', () => streams.every((s, i) => s.body.length > seen[i]), 3_000, 10);
   }, 30_000);
 });

@@ -8,7 +8,7 @@ import { WEBHOOK_MAX_IN_FLIGHT, WEBHOOK_POLL_INTERVAL_MS, WebhookDeliveryJob } f
 import { newWebhookSecret } from '../../src/webhooks/webhook-signature';
 import { customer, waitForOrder } from '../support/orders-client';
 import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
-import { until as untilTruthy } from '../support/until';
+import { until } from '../support/until';
 import { WebhookReceiver } from './webhook-receiver';
 
 // Three attempts: at once, then 1 s and 1 s later (plus up to 10 % jitter).
@@ -97,14 +97,16 @@ describe('webhook delivery', () => {
     );
   }
 
-  const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000) =>
-    untilTruthy(what, probe, timeoutMs, 50);
-
   const finished = (eventId: string, endpointId: string) =>
-    until(`the delivery of ${eventId} is finished`, async () => {
-      const delivery = await deliveryOf(eventId, endpointId);
-      return delivery && delivery.status !== 'PENDING' && delivery;
-    });
+    until(
+      `the delivery of ${eventId} is finished`,
+      async () => {
+        const delivery = await deliveryOf(eventId, endpointId);
+        return delivery && delivery.status !== 'PENDING' && delivery;
+      },
+      15_000,
+      50,
+    );
 
   it("a pay-in's events arrive signed, within 2 s of their commit, each once", async () => {
     const path = `/ok-${randomUUID()}`;
@@ -119,7 +121,7 @@ describe('webhook delivery', () => {
       created.body.id,
     );
     expect(events.map((e) => e.type)).toEqual(['order.processing', 'order.succeeded']);
-    await until('both events arrived', async () => receiver.hitsOn(path).length >= 2);
+    await until('both events arrived', async () => receiver.hitsOn(path).length >= 2, 15_000, 50);
     const verifier = new Webhook(endpoint.secret);
     for (const event of events) {
       const hits = receiver.hitsOn(path).filter((h) => h.headers['webhook-id'] === event.id);
@@ -221,6 +223,7 @@ describe('webhook delivery', () => {
         return d?.status === 'DELIVERED' && d;
       },
       20_000,
+      50,
     );
     expect(delivery.attempt_count).toBe(3);
     const hits = receiver.hitsOn(path);
@@ -333,6 +336,7 @@ describe('webhook delivery', () => {
           return n === eventIds.length;
         },
         30_000,
+        50,
       );
       const hits = receiver.hitsOn(path);
       const perEvent = new Map<string, number>();
