@@ -1,7 +1,7 @@
 /**
  * Polls `probe` until it answers something truthy, and answers that; past `timeoutMs` it throws,
- * naming `what` it waited for. The one polling loop of the tests: a predicate (`() => boolean`)
- * resolves to `true`, a probe that finds a row resolves to the row.
+ * naming `what` it waited for. A predicate (`() => boolean`) resolves to `true`, a probe that finds
+ * a row resolves to the row.
  */
 export async function until<T>(
   what: string,

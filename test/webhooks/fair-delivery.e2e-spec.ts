@@ -6,6 +6,7 @@ import { SecretBox } from '../../src/common/secret-box';
 import { webhookSecretPurpose } from '../../src/webhooks/webhook-endpoints.types';
 import { newWebhookSecret } from '../../src/webhooks/webhook-signature';
 import { freePort, startTestSandbox, startTestService, type TestService } from '../support/test-service';
+import { until } from '../support/until';
 import { WebhookReceiver } from './webhook-receiver';
 
 /**
@@ -77,9 +78,12 @@ describe('fair delivery: one webhook endpoint never holds up another', () => {
     const warmPath = `/warm-${randomUUID()}`;
     await onlyEndpoints([healthy.on(warmPath, (_, res) => res.writeHead(204).end())]);
     const warm = await changes(BURST);
-    const deadline = Date.now() + 30_000;
-    while (new Set(healthy.hitsOn(warmPath).map((hit) => hit.headers['webhook-id'])).size < warm.length && Date.now() < deadline)
-      await sleep(50);
+    await until(
+      'the warm-up burst is delivered',
+      () => new Set(healthy.hitsOn(warmPath).map((hit) => hit.headers['webhook-id'])).size >= warm.length,
+      30_000,
+      50,
+    );
   }, 60_000);
   afterAll(async () => {
     await service?.close();
